@@ -1,0 +1,438 @@
+//! Plugin configuration: the JSON that Envoy (or Istio's `pluginConfig`) hands to `on_configure`.
+//!
+//! Parsing is strict on purpose: an unknown field or a zero limit is more likely a typo than an intent, and a
+//! fence that silently does nothing is worse than a sidecar that refuses to start.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use regex::Regex;
+use serde::Deserialize;
+
+/// Name under which requests that match no configured path are accounted.
+pub const LOCAL_PATH: &str = "local";
+
+fn default_max_queue() -> u32 {
+    16
+}
+fn default_queue_timeout_ms() -> u64 {
+    1000
+}
+fn default_retry_after_s() -> u32 {
+    1
+}
+fn default_worker_lease_ms() -> u64 {
+    10_000
+}
+
+/// The whole plugin configuration as written by the operator.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    /// Execution paths, matched in order; the first match wins.
+    pub paths: Vec<RawPath>,
+    /// The reservation of requests that match no path.
+    #[serde(default)]
+    pub local: RawLocal,
+    /// Optional request-counted pause injection.
+    #[serde(default)]
+    pub pause: Option<RawPause>,
+    /// Seconds put in the `retry-after` header of a refusal.
+    #[serde(default = "default_retry_after_s")]
+    pub retry_after_s: u32,
+    /// A worker that has not shown a sign of life for this long has its in-flight counts reclaimed.
+    #[serde(default = "default_worker_lease_ms")]
+    pub worker_lease_ms: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPath {
+    pub name: String,
+    #[serde(rename = "match", default)]
+    pub matcher: RawMatch,
+    pub max_concurrency: u32,
+    #[serde(default = "default_max_queue")]
+    pub max_queue: u32,
+    #[serde(default = "default_queue_timeout_ms")]
+    pub queue_timeout_ms: u64,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMatch {
+    pub prefix: Option<String>,
+    pub exact: Option<String>,
+    pub regex: Option<String>,
+    pub method: Option<String>,
+    #[serde(default)]
+    pub headers: Vec<RawHeaderMatch>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHeaderMatch {
+    pub name: String,
+    pub exact: Option<String>,
+    pub prefix: Option<String>,
+    pub regex: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLocal {
+    /// `None` leaves local requests unbounded, so they never wait.
+    pub max_concurrency: Option<u32>,
+    #[serde(default = "default_max_queue")]
+    pub max_queue: u32,
+    #[serde(default = "default_queue_timeout_ms")]
+    pub queue_timeout_ms: u64,
+    /// Whether a local request may take a free slot of another path when the local reservation is full.
+    #[serde(default = "default_true")]
+    pub borrow: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Default for RawLocal {
+    fn default() -> Self {
+        RawLocal {
+            max_concurrency: None,
+            max_queue: default_max_queue(),
+            queue_timeout_ms: default_queue_timeout_ms(),
+            borrow: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPause {
+    pub every_requests: u64,
+    pub duration_ms: u64,
+    pub paths: Vec<String>,
+}
+
+/// A configuration error, with the JSON field it is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid pathfence configuration: field `{}`: {}", self.field, self.message)
+    }
+}
+
+fn error(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
+    ConfigError { field: field.into(), message: message.into() }
+}
+
+/// How a request's URL path is compared. The query string is never part of the comparison.
+#[derive(Debug, Clone)]
+pub enum PathMatch {
+    Any,
+    Prefix(String),
+    Exact(String),
+    Regex(Regex),
+}
+
+#[derive(Debug, Clone)]
+pub enum ValueMatch {
+    Present,
+    Exact(String),
+    Prefix(String),
+    Regex(Regex),
+}
+
+#[derive(Debug, Clone)]
+pub struct HeaderMatch {
+    /// Lower-cased, as Envoy presents header names.
+    pub name: String,
+    pub value: ValueMatch,
+}
+
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    pub path: PathMatch,
+    pub method: Option<String>,
+    pub headers: Vec<HeaderMatch>,
+}
+
+/// One reservation, validated. Index `i < paths.len()` is a configured path; the local one comes last.
+#[derive(Debug, Clone)]
+pub struct Reservation {
+    pub name: String,
+    /// `None` only for an unbounded local reservation.
+    pub max_concurrency: Option<u32>,
+    pub max_queue: u32,
+    pub queue_timeout_ms: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct PauseSchedule {
+    pub every_requests: u64,
+    pub duration_ms: u64,
+    /// Indexes into [`Config::reservations`].
+    pub paths: Vec<usize>,
+}
+
+/// The validated configuration the filter runs with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Configured paths in match order, then the local reservation.
+    pub reservations: Vec<Reservation>,
+    /// One matcher per configured path (the local reservation has none).
+    pub matchers: Vec<Matcher>,
+    pub local_borrows: bool,
+    pub pause: Option<PauseSchedule>,
+    pub retry_after_s: u32,
+    pub worker_lease_ms: u64,
+}
+
+impl Config {
+    /// Index of the local reservation.
+    pub fn local(&self) -> usize {
+        self.matchers.len()
+    }
+
+    pub fn parse(json: &[u8]) -> Result<Config, ConfigError> {
+        let raw: RawConfig = serde_json::from_slice(json).map_err(|e| error(serde_field(&e), e.to_string()))?;
+        Config::validate(raw)
+    }
+
+    pub fn validate(raw: RawConfig) -> Result<Config, ConfigError> {
+        let mut names = HashSet::new();
+        let mut reservations = Vec::with_capacity(raw.paths.len() + 1);
+        let mut matchers = Vec::with_capacity(raw.paths.len());
+        for (i, path) in raw.paths.iter().enumerate() {
+            let at = |field: &str| format!("paths[{i}].{field}");
+            if path.name.is_empty() {
+                return Err(error(at("name"), "must not be empty"));
+            }
+            if !path.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+                return Err(error(at("name"), "may only hold ASCII letters, digits, '_' and '-' (it names stats)"));
+            }
+            if path.name == LOCAL_PATH {
+                return Err(error(at("name"), "`local` is reserved for unmatched requests"));
+            }
+            if !names.insert(path.name.clone()) {
+                return Err(error(at("name"), format!("duplicate path `{}`", path.name)));
+            }
+            if path.max_concurrency == 0 {
+                return Err(error(at("max_concurrency"), "must be at least 1"));
+            }
+            if path.queue_timeout_ms == 0 && path.max_queue > 0 {
+                return Err(error(at("queue_timeout_ms"), "must be at least 1 when max_queue is above 0"));
+            }
+            matchers.push(matcher(&path.matcher, &format!("paths[{i}].match"))?);
+            reservations.push(Reservation {
+                name: path.name.clone(),
+                max_concurrency: Some(path.max_concurrency),
+                max_queue: path.max_queue,
+                queue_timeout_ms: path.queue_timeout_ms,
+            });
+        }
+        if raw.local.max_concurrency == Some(0) {
+            return Err(error("local.max_concurrency", "must be at least 1 (leave it out for no limit)"));
+        }
+        if raw.local.queue_timeout_ms == 0 && raw.local.max_queue > 0 && raw.local.max_concurrency.is_some() {
+            return Err(error("local.queue_timeout_ms", "must be at least 1 when max_queue is above 0"));
+        }
+        reservations.push(Reservation {
+            name: LOCAL_PATH.to_string(),
+            max_concurrency: raw.local.max_concurrency,
+            max_queue: raw.local.max_queue,
+            queue_timeout_ms: raw.local.queue_timeout_ms,
+        });
+        let pause = match raw.pause {
+            None => None,
+            Some(p) => Some(pause(&p, &reservations)?),
+        };
+        if raw.worker_lease_ms == 0 {
+            return Err(error("worker_lease_ms", "must be at least 1"));
+        }
+        Ok(Config {
+            reservations,
+            matchers,
+            local_borrows: raw.local.borrow,
+            pause,
+            retry_after_s: raw.retry_after_s,
+            worker_lease_ms: raw.worker_lease_ms,
+        })
+    }
+}
+
+fn pause(raw: &RawPause, reservations: &[Reservation]) -> Result<PauseSchedule, ConfigError> {
+    if raw.every_requests == 0 {
+        return Err(error("pause.every_requests", "must be at least 1"));
+    }
+    if raw.duration_ms == 0 {
+        return Err(error("pause.duration_ms", "must be at least 1"));
+    }
+    if raw.paths.is_empty() {
+        return Err(error("pause.paths", "must name at least one path"));
+    }
+    let mut paths = Vec::with_capacity(raw.paths.len());
+    for (i, name) in raw.paths.iter().enumerate() {
+        match reservations.iter().position(|r| &r.name == name) {
+            Some(index) if !paths.contains(&index) => paths.push(index),
+            Some(_) => return Err(error(format!("pause.paths[{i}]"), format!("path `{name}` is listed twice"))),
+            None => return Err(error(format!("pause.paths[{i}]"), format!("no path is named `{name}`"))),
+        }
+    }
+    Ok(PauseSchedule { every_requests: raw.every_requests, duration_ms: raw.duration_ms, paths })
+}
+
+fn compile(pattern: &str, field: &str) -> Result<Regex, ConfigError> {
+    // Anchored: a pattern describes the whole path or value, as in Envoy's safe_regex.
+    Regex::new(&format!("^(?:{pattern})$")).map_err(|e| error(field, format!("invalid regex: {e}")))
+}
+
+fn matcher(raw: &RawMatch, at: &str) -> Result<Matcher, ConfigError> {
+    let given = [raw.prefix.is_some(), raw.exact.is_some(), raw.regex.is_some()];
+    if given.iter().filter(|g| **g).count() > 1 {
+        return Err(error(at, "give at most one of `prefix`, `exact` and `regex`"));
+    }
+    let path = if let Some(p) = &raw.prefix {
+        PathMatch::Prefix(p.clone())
+    } else if let Some(e) = &raw.exact {
+        PathMatch::Exact(e.clone())
+    } else if let Some(r) = &raw.regex {
+        PathMatch::Regex(compile(r, &format!("{at}.regex"))?)
+    } else {
+        PathMatch::Any
+    };
+    let method = match &raw.method {
+        Some(m) if m.is_empty() => return Err(error(format!("{at}.method"), "must not be empty")),
+        Some(m) => Some(m.to_ascii_uppercase()),
+        None => None,
+    };
+    let mut headers = Vec::with_capacity(raw.headers.len());
+    for (j, h) in raw.headers.iter().enumerate() {
+        let hat = format!("{at}.headers[{j}]");
+        if h.name.is_empty() {
+            return Err(error(format!("{hat}.name"), "must not be empty"));
+        }
+        let value = match (&h.exact, &h.prefix, &h.regex) {
+            (None, None, None) => ValueMatch::Present,
+            (Some(e), None, None) => ValueMatch::Exact(e.clone()),
+            (None, Some(p), None) => ValueMatch::Prefix(p.clone()),
+            (None, None, Some(r)) => ValueMatch::Regex(compile(r, &format!("{hat}.regex"))?),
+            _ => return Err(error(hat, "give at most one of `exact`, `prefix` and `regex`")),
+        };
+        headers.push(HeaderMatch { name: h.name.to_ascii_lowercase(), value });
+    }
+    Ok(Matcher { path, method, headers })
+}
+
+/// Best effort at the field a serde error is about, so the log line names it even for syntax-level errors.
+fn serde_field(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    for marker in ["unknown field `", "missing field `", "duplicate field `"] {
+        if let Some(start) = text.find(marker) {
+            let rest = &text[start + marker.len()..];
+            if let Some(end) = rest.find('`') {
+                return rest[..end].to_string();
+            }
+        }
+    }
+    "<document>".to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Result<Config, ConfigError> {
+        Config::parse(json.as_bytes())
+    }
+
+    #[test]
+    fn the_issue_example_parses_with_defaults_filled_in() {
+        let c = parse(
+            r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 6, "max_queue": 8, "queue_timeout_ms": 300}],
+                "local": {"max_concurrency": 2},
+                "pause": {"every_requests": 100, "duration_ms": 200, "paths": ["a"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.reservations.len(), 2);
+        assert_eq!(c.reservations[0].max_concurrency, Some(6));
+        assert_eq!(c.reservations[0].max_queue, 8);
+        assert_eq!(c.reservations[1].name, "local");
+        assert_eq!(c.reservations[1].max_queue, 16);
+        assert_eq!(c.reservations[1].queue_timeout_ms, 1000);
+        assert!(c.local_borrows);
+        let p = c.pause.unwrap();
+        assert_eq!((p.every_requests, p.duration_ms, p.paths), (100, 200, vec![0]));
+        assert_eq!(c.retry_after_s, 1);
+    }
+
+    #[test]
+    fn an_unknown_field_is_refused_by_name() {
+        let e = parse(r#"{"paths": [{"name": "a", "max_concurrency": 1, "max_concurency": 2}]}"#).unwrap_err();
+        assert_eq!(e.field, "max_concurency");
+        assert!(e.to_string().contains("max_concurency"));
+    }
+
+    #[test]
+    fn a_missing_name_is_refused_by_name() {
+        let e = parse(r#"{"paths": [{"max_concurrency": 1}]}"#).unwrap_err();
+        assert_eq!(e.field, "name");
+    }
+
+    #[test]
+    fn a_duplicate_path_is_refused() {
+        let e = parse(r#"{"paths": [{"name": "a", "max_concurrency": 1}, {"name": "a", "max_concurrency": 1}]}"#)
+            .unwrap_err();
+        assert_eq!(e.field, "paths[1].name");
+    }
+
+    #[test]
+    fn zero_limits_are_refused() {
+        let e = parse(r#"{"paths": [{"name": "a", "max_concurrency": 0}]}"#).unwrap_err();
+        assert_eq!(e.field, "paths[0].max_concurrency");
+        let e = parse(r#"{"paths": [], "local": {"max_concurrency": 0}}"#).unwrap_err();
+        assert_eq!(e.field, "local.max_concurrency");
+        let e = parse(r#"{"paths": [{"name": "a", "max_concurrency": 1}], "pause": {"every_requests": 0, "duration_ms": 5, "paths": ["a"]}}"#).unwrap_err();
+        assert_eq!(e.field, "pause.every_requests");
+    }
+
+    #[test]
+    fn a_bad_regex_is_refused_with_its_field() {
+        let e = parse(r#"{"paths": [{"name": "a", "match": {"regex": "/a/(["}, "max_concurrency": 1}]}"#).unwrap_err();
+        assert_eq!(e.field, "paths[0].match.regex");
+        let e = parse(
+            r#"{"paths": [{"name": "a", "match": {"headers": [{"name": "x", "regex": "("}]}, "max_concurrency": 1}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "paths[0].match.headers[0].regex");
+    }
+
+    #[test]
+    fn the_local_name_is_reserved_and_pause_names_must_exist() {
+        let e = parse(r#"{"paths": [{"name": "local", "max_concurrency": 1}]}"#).unwrap_err();
+        assert_eq!(e.field, "paths[0].name");
+        let e = parse(r#"{"paths": [], "pause": {"every_requests": 1, "duration_ms": 5, "paths": ["nope"]}}"#)
+            .unwrap_err();
+        assert_eq!(e.field, "pause.paths[0]");
+        assert!(parse(r#"{"paths": [], "pause": {"every_requests": 1, "duration_ms": 5, "paths": ["local"]}}"#).is_ok());
+    }
+
+    #[test]
+    fn two_path_matchers_in_one_match_are_refused() {
+        let e = parse(r#"{"paths": [{"name": "a", "match": {"prefix": "/a", "exact": "/a"}, "max_concurrency": 1}]}"#)
+            .unwrap_err();
+        assert_eq!(e.field, "paths[0].match");
+    }
+
+    #[test]
+    fn malformed_json_is_refused() {
+        assert!(parse("{").is_err());
+        assert!(parse("").is_err());
+    }
+}

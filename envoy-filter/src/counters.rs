@@ -1,0 +1,206 @@
+//! In-flight counts shared by all worker threads, one key per reservation.
+//!
+//! The value lists each worker's share, `(worker id, count)` pairs, so the total is their sum and the share of a
+//! worker that went away can be removed without guessing. Every change is one compare-and-swap on the whole value.
+
+use crate::host::{HostError, SharedStore};
+
+/// How often a compare-and-swap is retried before the caller is told the key is contended.
+pub const MAX_CAS_TRIES: usize = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Acquire {
+    Granted,
+    Full,
+    /// Other workers kept winning the race; try again later.
+    Contended,
+}
+
+pub fn decode(bytes: &[u8]) -> Vec<(u32, u32)> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| {
+            let w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            let n = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
+            (w, n)
+        })
+        .collect()
+}
+
+pub fn encode(shares: &[(u32, u32)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(shares.len() * 8);
+    for (w, n) in shares.iter().filter(|(_, n)| *n > 0) {
+        out.extend_from_slice(&w.to_le_bytes());
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    out
+}
+
+/// Each worker's share of a reservation: `(worker id, slots held)`.
+pub type Shares = Vec<(u32, u32)>;
+
+fn read(store: &dyn SharedStore, key: &str) -> Result<(Shares, Option<u32>), HostError> {
+    Ok(match store.get(key)? {
+        Some((bytes, cas)) => (decode(&bytes), Some(cas)),
+        None => (Vec::new(), None),
+    })
+}
+
+pub fn total(shares: &[(u32, u32)]) -> u64 {
+    shares.iter().map(|(_, n)| u64::from(*n)).sum()
+}
+
+/// The current total of a reservation, across workers.
+pub fn load(store: &dyn SharedStore, key: &str) -> Result<u64, HostError> {
+    Ok(total(&read(store, key)?.0))
+}
+
+/// Creates the key empty if it is missing, so the first request does not race on creating it.
+pub fn create(store: &dyn SharedStore, key: &str) -> Result<(), HostError> {
+    if store.get(key)?.is_none() {
+        store.set(key, &[], None)?;
+    }
+    Ok(())
+}
+
+/// Takes one slot for `worker` if the total is below `limit`.
+pub fn try_acquire(store: &dyn SharedStore, key: &str, worker: u32, limit: u32) -> Result<Acquire, HostError> {
+    for _ in 0..MAX_CAS_TRIES {
+        let (mut shares, cas) = read(store, key)?;
+        if total(&shares) >= u64::from(limit) {
+            return Ok(Acquire::Full);
+        }
+        match shares.iter_mut().find(|(w, _)| *w == worker) {
+            Some((_, n)) => *n = n.saturating_add(1),
+            None => shares.push((worker, 1)),
+        }
+        if store.set(key, &encode(&shares), cas)? {
+            return Ok(Acquire::Granted);
+        }
+    }
+    Ok(Acquire::Contended)
+}
+
+/// Gives back `count` slots of `worker`; `Ok(false)` if contended. A worker never goes below zero, so a share
+/// that was reclaimed while the worker was thought gone is not released twice.
+pub fn release(store: &dyn SharedStore, key: &str, worker: u32, count: u32) -> Result<bool, HostError> {
+    for _ in 0..MAX_CAS_TRIES {
+        let (mut shares, cas) = read(store, key)?;
+        let Some(entry) = shares.iter_mut().find(|(w, _)| *w == worker) else {
+            return Ok(true);
+        };
+        entry.1 = entry.1.saturating_sub(count);
+        if store.set(key, &encode(&shares), cas)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Removes the shares of every worker `is_gone` names and returns what was removed.
+pub fn reclaim(
+    store: &dyn SharedStore,
+    key: &str,
+    is_gone: &mut dyn FnMut(u32) -> bool,
+) -> Result<Vec<(u32, u32)>, HostError> {
+    for _ in 0..MAX_CAS_TRIES {
+        let (shares, cas) = read(store, key)?;
+        let (gone, kept): (Vec<_>, Vec<_>) = shares.into_iter().partition(|(w, _)| is_gone(*w));
+        if gone.is_empty() {
+            return Ok(gone);
+        }
+        if store.set(key, &encode(&kept), cas)? {
+            return Ok(gone);
+        }
+    }
+    Ok(Vec::new())
+}
+
+/// Adds one to a plain `u64` counter key and returns the new value (used to hand out worker ids).
+pub fn increment(store: &dyn SharedStore, key: &str) -> Result<Option<u64>, HostError> {
+    for _ in 0..MAX_CAS_TRIES {
+        let (value, cas) = match store.get(key)? {
+            Some((bytes, cas)) => (read_u64(&bytes, 0), Some(cas)),
+            None => (0, None),
+        };
+        let next = value.saturating_add(1);
+        // A missing key is created with cas None; a racing creator makes one of the two lose on the next round.
+        if store.set(key, &next.to_le_bytes(), cas)? {
+            return Ok(Some(next));
+        }
+    }
+    Ok(None)
+}
+
+/// Reads the little-endian `u64` at `offset`, 0 if the bytes are short.
+pub fn read_u64(bytes: &[u8], offset: usize) -> u64 {
+    bytes
+        .get(offset..offset + 8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(u64::from_le_bytes)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::MemStore;
+
+    #[test]
+    fn shares_round_trip_and_zero_shares_are_dropped() {
+        let bytes = encode(&[(1, 2), (7, 0), (9, 5)]);
+        assert_eq!(decode(&bytes), vec![(1, 2), (9, 5)]);
+    }
+
+    #[test]
+    fn acquire_stops_at_the_limit_across_workers() {
+        let s = MemStore::default();
+        create(&s, "k").unwrap();
+        assert_eq!(try_acquire(&s, "k", 1, 3).unwrap(), Acquire::Granted);
+        assert_eq!(try_acquire(&s, "k", 2, 3).unwrap(), Acquire::Granted);
+        assert_eq!(try_acquire(&s, "k", 2, 3).unwrap(), Acquire::Granted);
+        assert_eq!(try_acquire(&s, "k", 1, 3).unwrap(), Acquire::Full);
+        assert!(release(&s, "k", 2, 1).unwrap());
+        assert_eq!(load(&s, "k").unwrap(), 2);
+        assert_eq!(try_acquire(&s, "k", 1, 3).unwrap(), Acquire::Granted);
+    }
+
+    #[test]
+    fn a_release_never_takes_another_workers_share() {
+        let s = MemStore::default();
+        try_acquire(&s, "k", 1, 9).unwrap();
+        assert!(release(&s, "k", 2, 1).unwrap());
+        assert!(release(&s, "k", 1, 5).unwrap());
+        assert_eq!(load(&s, "k").unwrap(), 0);
+    }
+
+    #[test]
+    fn reclaim_removes_only_the_gone_workers() {
+        let s = MemStore::default();
+        for _ in 0..3 {
+            try_acquire(&s, "k", 4, 9).unwrap();
+        }
+        try_acquire(&s, "k", 5, 9).unwrap();
+        let gone = reclaim(&s, "k", &mut |w| w == 4).unwrap();
+        assert_eq!(gone, vec![(4, 3)]);
+        assert_eq!(load(&s, "k").unwrap(), 1);
+    }
+
+    #[test]
+    fn a_lost_race_is_retried() {
+        let s = MemStore::default();
+        create(&s, "k").unwrap();
+        s.fail_next_cas(3);
+        assert_eq!(try_acquire(&s, "k", 1, 1).unwrap(), Acquire::Granted);
+        s.fail_next_cas(MAX_CAS_TRIES);
+        assert!(!release(&s, "k", 1, 1).unwrap());
+        assert!(release(&s, "k", 1, 1).unwrap());
+    }
+
+    #[test]
+    fn increment_hands_out_distinct_values() {
+        let s = MemStore::default();
+        assert_eq!(increment(&s, "ids").unwrap(), Some(1));
+        assert_eq!(increment(&s, "ids").unwrap(), Some(2));
+    }
+}

@@ -1,0 +1,80 @@
+//! What the logic needs from its host, as small traits: the Wasm layer implements them with proxy-wasm
+//! hostcalls, the unit tests with in-memory doubles.
+
+use std::fmt;
+
+/// A host call failed; the logic then fails open (admits) rather than stall traffic on its own fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostError(pub String);
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A key-value store shared by every worker thread, with compare-and-swap (Envoy's shared data).
+pub trait SharedStore {
+    /// The value and its CAS token, or `None` if the key does not exist.
+    fn get(&self, key: &str) -> Result<Option<(Vec<u8>, u32)>, HostError>;
+    /// Stores `value` if the key's token is still `cas` (always, for `None`); `Ok(false)` on a CAS mismatch.
+    fn set(&self, key: &str, value: &[u8], cas: Option<u32>) -> Result<bool, HostError>;
+}
+
+/// Wall-clock milliseconds; the same clock on every worker, so deadlines written by one are read by another.
+pub trait Clock {
+    fn now_ms(&self) -> u64;
+}
+
+/// The per-path statistics, named `pathfence.<path>.<metric>` by the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Metric {
+    /// Gauge: requests holding a slot of this reservation.
+    Active,
+    /// Gauge: requests of this path waiting for a slot.
+    Queued,
+    /// Counter: requests of this path let through.
+    Admitted,
+    /// Counter: requests refused because the wait queue was full.
+    RejectedQueueFull,
+    /// Counter: requests refused because their wait outlasted `queue_timeout_ms`.
+    RejectedTimeout,
+    /// Counter: requests held back by an injected pause.
+    Paused,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 6] = [
+        Metric::Active,
+        Metric::Queued,
+        Metric::Admitted,
+        Metric::RejectedQueueFull,
+        Metric::RejectedTimeout,
+        Metric::Paused,
+    ];
+
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Metric::Active => "active",
+            Metric::Queued => "queued",
+            Metric::Admitted => "admitted",
+            Metric::RejectedQueueFull => "rejected_queue_full",
+            Metric::RejectedTimeout => "rejected_timeout",
+            Metric::Paused => "paused",
+        }
+    }
+
+    pub fn is_gauge(self) -> bool {
+        matches!(self, Metric::Active | Metric::Queued)
+    }
+}
+
+/// Metrics are only ever changed by deltas, so that every worker adding to the same stat sums correctly.
+pub trait Metrics {
+    fn add(&self, reservation: usize, metric: Metric, delta: i64);
+}
+
+/// Everything a worker needs from its host.
+pub trait Host: SharedStore + Clock + Metrics {}
+
+impl<T: SharedStore + Clock + Metrics> Host for T {}

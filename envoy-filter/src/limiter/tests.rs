@@ -1,0 +1,252 @@
+use super::*;
+use crate::testing::MockHost;
+
+const A: usize = 0;
+const B: usize = 1;
+const LOCAL: usize = 2;
+
+fn config(extra: &str) -> Config {
+    let json = format!(
+        r#"{{"paths": [
+            {{"name": "a", "match": {{"prefix": "/a"}}, "max_concurrency": 2, "max_queue": 2, "queue_timeout_ms": 100}},
+            {{"name": "b", "match": {{"prefix": "/b"}}, "max_concurrency": 3, "max_queue": 2, "queue_timeout_ms": 100}}
+        ]{extra}}}"#
+    );
+    Config::parse(json.as_bytes()).unwrap()
+}
+
+fn worker(host: &MockHost, extra: &str) -> Worker<MockHost> {
+    Worker::start(host.clone(), config(extra)).unwrap()
+}
+
+fn inflight(host: &MockHost, name: &str) -> u64 {
+    counters::load(host, &format!("{KEY_PREFIX}{name}.inflight")).unwrap()
+}
+
+#[test]
+fn a_path_never_holds_more_than_its_limit_across_workers() {
+    let host = MockHost::default();
+    let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
+    assert_ne!(w1.id(), w2.id());
+    let mut fx = Vec::new();
+    assert_eq!(w1.on_request(1, A, &mut fx), Decision::Continue);
+    assert_eq!(w2.on_request(2, A, &mut fx), Decision::Continue);
+    assert_eq!(w1.on_request(3, A, &mut fx), Decision::Wait);
+    assert_eq!(w2.on_request(4, A, &mut fx), Decision::Wait);
+    // Path b is untouched by a's overflow.
+    assert_eq!(w1.on_request(5, B, &mut fx), Decision::Continue);
+    assert!(fx.is_empty());
+    assert_eq!(inflight(&host, "a"), 2);
+    assert_eq!(host.metric(A, Metric::Active), 2);
+    assert_eq!(host.metric(A, Metric::Queued), 2);
+}
+
+#[test]
+fn a_slot_freed_on_the_same_worker_goes_to_its_first_waiter_at_once() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    let mut fx = Vec::new();
+    w.on_request(1, A, &mut fx);
+    w.on_request(2, A, &mut fx);
+    w.on_request(3, A, &mut fx);
+    w.on_request(4, A, &mut fx);
+    w.on_stream_end(1, &mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+    assert_eq!(inflight(&host, "a"), 2);
+    assert_eq!(host.metric(A, Metric::Queued), 1);
+    assert_eq!(host.metric(A, Metric::Admitted), 3);
+}
+
+#[test]
+fn a_slot_freed_on_another_worker_is_picked_up_on_the_next_tick() {
+    let host = MockHost::default();
+    let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    w1.on_request(1, A, &mut fx);
+    w1.on_request(2, A, &mut fx);
+    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
+    w1.on_stream_end(1, &mut fx);
+    assert!(fx.is_empty(), "w1 has no waiter, so the slot goes back to the shared count");
+    host.advance(2);
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+    assert_eq!(inflight(&host, "a"), 2);
+}
+
+#[test]
+fn a_full_queue_refuses_at_once() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    let mut fx = Vec::new();
+    for c in 1..=4 {
+        w.on_request(c, A, &mut fx);
+    }
+    assert_eq!(w.on_request(5, A, &mut fx), Decision::Reject { reservation: A });
+    assert_eq!(host.metric(A, Metric::RejectedQueueFull), 1);
+    assert_eq!(w.tracked(), 4);
+}
+
+#[test]
+fn a_wait_longer_than_the_timeout_is_refused_by_the_tick() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    let mut fx = Vec::new();
+    for c in 1..=3 {
+        w.on_request(c, A, &mut fx);
+    }
+    host.advance(99);
+    w.on_tick(&mut fx);
+    assert!(fx.is_empty());
+    host.advance(1);
+    w.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Reject { context: 3, reservation: A }]);
+    assert_eq!(host.metric(A, Metric::RejectedTimeout), 1);
+    assert_eq!(host.metric(A, Metric::Queued), 0);
+    // The refusal ends the stream; that must not release a slot it never had.
+    fx.clear();
+    w.on_stream_end(3, &mut fx);
+    assert_eq!(inflight(&host, "a"), 2);
+}
+
+#[test]
+fn a_slot_is_released_exactly_once() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    let mut fx = Vec::new();
+    w.on_request(1, A, &mut fx);
+    w.on_stream_end(1, &mut fx);
+    w.on_stream_end(1, &mut fx);
+    assert_eq!(inflight(&host, "a"), 0);
+    assert_eq!(host.metric(A, Metric::Active), 0);
+}
+
+#[test]
+fn a_waiter_that_disconnects_leaves_the_queue_without_a_slot() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    let mut fx = Vec::new();
+    for c in 1..=3 {
+        w.on_request(c, A, &mut fx);
+    }
+    w.on_stream_end(3, &mut fx);
+    w.on_stream_end(1, &mut fx);
+    assert!(fx.is_empty());
+    assert_eq!(inflight(&host, "a"), 1);
+    assert_eq!(host.metric(A, Metric::Queued), 0);
+}
+
+#[test]
+fn local_requests_borrow_from_the_least_busy_path_and_get_freed_slots_first() {
+    let host = MockHost::default();
+    let mut w = worker(&host, r#", "local": {"max_concurrency": 1, "max_queue": 4, "queue_timeout_ms": 100}"#);
+    let mut fx = Vec::new();
+    w.on_request(1, A, &mut fx);
+    assert_eq!(w.on_request(10, LOCAL, &mut fx), Decision::Continue);
+    // Local is full: the next local request borrows from b, which has fewer in flight than a.
+    assert_eq!(w.on_request(11, LOCAL, &mut fx), Decision::Continue);
+    assert_eq!(inflight(&host, "b"), 1);
+    assert_eq!(host.metric(B, Metric::Active), 1);
+    w.on_request(2, A, &mut fx);
+    w.on_request(12, LOCAL, &mut fx);
+    w.on_request(13, LOCAL, &mut fx);
+    w.on_request(3, B, &mut fx);
+    w.on_request(4, B, &mut fx);
+    assert_eq!(w.on_request(5, A, &mut fx), Decision::Wait);
+    assert_eq!(w.on_request(14, LOCAL, &mut fx), Decision::Wait);
+    // An a-slot frees while both a and local wait: the local request gets it (Algorithm 1, line 19).
+    w.on_stream_end(1, &mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 14 }]);
+    assert_eq!(inflight(&host, "a"), 2);
+}
+
+#[test]
+fn without_borrowing_local_waits_for_its_own_slots() {
+    let host = MockHost::default();
+    let mut w = worker(&host, r#", "local": {"max_concurrency": 1, "borrow": false}"#);
+    let mut fx = Vec::new();
+    assert_eq!(w.on_request(10, LOCAL, &mut fx), Decision::Continue);
+    assert_eq!(w.on_request(11, LOCAL, &mut fx), Decision::Wait);
+    assert_eq!(inflight(&host, "b"), 0);
+}
+
+#[test]
+fn an_unbounded_local_path_never_waits_and_never_touches_the_shared_counts() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    let mut fx = Vec::new();
+    for c in 1..=50 {
+        assert_eq!(w.on_request(c, LOCAL, &mut fx), Decision::Continue);
+    }
+    assert_eq!(inflight(&host, "local"), 0);
+    assert_eq!(host.metric(LOCAL, Metric::Active), 50);
+    for c in 1..=50 {
+        w.on_stream_end(c, &mut fx);
+    }
+    assert_eq!(host.metric(LOCAL, Metric::Active), 0);
+}
+
+#[test]
+fn the_slots_of_a_worker_that_went_away_are_reclaimed() {
+    let host = MockHost::default();
+    let (mut gone, mut alive) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    gone.on_request(1, A, &mut fx);
+    gone.on_request(2, A, &mut fx);
+    drop(gone);
+    for _ in 0..9 {
+        host.advance(1000);
+        alive.on_tick(&mut fx);
+    }
+    assert_eq!(inflight(&host, "a"), 2, "the lease (10 s) has not run out yet");
+    host.advance(2000);
+    alive.on_tick(&mut fx);
+    assert_eq!(inflight(&host, "a"), 0);
+    assert_eq!(host.metric(A, Metric::Active), 0);
+    assert_eq!(alive.on_request(3, A, &mut fx), Decision::Continue);
+}
+
+#[test]
+fn a_release_that_loses_every_race_is_retried_on_the_tick() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    let mut fx = Vec::new();
+    w.on_request(1, A, &mut fx);
+    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    w.on_stream_end(1, &mut fx);
+    assert_eq!(inflight(&host, "a"), 1);
+    w.on_tick(&mut fx);
+    assert_eq!(inflight(&host, "a"), 0);
+}
+
+#[test]
+fn every_nth_request_pauses_admission_on_the_listed_paths_only() {
+    let host = MockHost::default();
+    let mut w = worker(&host, r#", "pause": {"every_requests": 2, "duration_ms": 50, "paths": ["a"]}"#);
+    let mut fx = Vec::new();
+    assert_eq!(w.on_request(1, A, &mut fx), Decision::Continue);
+    assert_eq!(w.on_request(2, A, &mut fx), Decision::Continue);
+    assert_eq!(w.on_request(3, A, &mut fx), Decision::Wait);
+    assert_eq!(w.on_request(4, B, &mut fx), Decision::Continue);
+    assert_eq!(host.metric(A, Metric::Paused), 1);
+    w.on_stream_end(1, &mut fx);
+    w.on_stream_end(2, &mut fx);
+    host.advance(49);
+    w.on_tick(&mut fx);
+    assert!(fx.is_empty());
+    host.advance(1);
+    w.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+}
+
+#[test]
+fn a_request_arriving_after_the_pause_does_not_overtake_the_held_ones() {
+    let host = MockHost::default();
+    let mut w = worker(&host, r#", "pause": {"every_requests": 1, "duration_ms": 10, "paths": ["a"]}"#);
+    let mut fx = Vec::new();
+    w.on_request(1, A, &mut fx);
+    assert_eq!(w.on_request(2, A, &mut fx), Decision::Wait);
+    host.advance(10);
+    // No tick ran yet: the newcomer queues behind request 2, which now passes and starts the next pause.
+    assert_eq!(w.on_request(3, A, &mut fx), Decision::Wait);
+    assert_eq!(fx, vec![Effect::Resume { context: 2 }]);
+}

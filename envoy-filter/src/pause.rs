@@ -1,0 +1,95 @@
+//! Request-counted pause injection (the Slowpoke mechanism, applied to admission).
+//!
+//! Every `every_requests`-th request that passes the gate on a listed path starts a pause of `duration_ms`:
+//! until it ends, new requests on the listed paths are held before admission. The count and the pause's end
+//! live in one shared value, `(passed: u64, paused_until_ms: u64)`, so all workers count together and see the
+//! same pause.
+
+use crate::config::PauseSchedule;
+use crate::counters::{read_u64, MAX_CAS_TRIES};
+use crate::host::{HostError, SharedStore};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// Go on to admission; the request was counted.
+    Open,
+    /// A pause is on until this wall-clock millisecond.
+    Closed { until_ms: u64 },
+}
+
+fn decode(bytes: &[u8]) -> (u64, u64) {
+    (read_u64(bytes, 0), read_u64(bytes, 8))
+}
+
+fn encode(passed: u64, until_ms: u64) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    out[..8].copy_from_slice(&passed.to_le_bytes());
+    out[8..].copy_from_slice(&until_ms.to_le_bytes());
+    out
+}
+
+/// The end of the current pause, if one is on at `now_ms`.
+pub fn paused_until(store: &dyn SharedStore, key: &str, now_ms: u64) -> Result<Option<u64>, HostError> {
+    let until = store.get(key)?.map(|(b, _)| decode(&b).1).unwrap_or(0);
+    Ok((now_ms < until).then_some(until))
+}
+
+/// Counts one request through the gate, or says it must wait for the pause in progress.
+pub fn pass(store: &dyn SharedStore, key: &str, schedule: &PauseSchedule, now_ms: u64) -> Result<Gate, HostError> {
+    for _ in 0..MAX_CAS_TRIES {
+        let (value, cas) = match store.get(key)? {
+            Some((bytes, cas)) => (decode(&bytes), Some(cas)),
+            None => ((0, 0), None),
+        };
+        let (passed, until_ms) = value;
+        if now_ms < until_ms {
+            return Ok(Gate::Closed { until_ms });
+        }
+        let passed = passed.saturating_add(1);
+        let until_ms = if passed % schedule.every_requests == 0 { now_ms + schedule.duration_ms } else { until_ms };
+        if store.set(key, &encode(passed, until_ms), cas)? {
+            return Ok(Gate::Open);
+        }
+    }
+    // Losing every race is itself a sign of heavy traffic; letting the request through uncounted only makes
+    // the next pause come one request later.
+    Ok(Gate::Open)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::MemStore;
+
+    fn schedule() -> PauseSchedule {
+        PauseSchedule { every_requests: 3, duration_ms: 200, paths: vec![0] }
+    }
+
+    #[test]
+    fn the_nth_request_starts_a_pause_that_holds_the_next_ones() {
+        let s = MemStore::default();
+        assert_eq!(pass(&s, "p", &schedule(), 1000).unwrap(), Gate::Open);
+        assert_eq!(pass(&s, "p", &schedule(), 1001).unwrap(), Gate::Open);
+        assert_eq!(pass(&s, "p", &schedule(), 1002).unwrap(), Gate::Open);
+        assert_eq!(pass(&s, "p", &schedule(), 1003).unwrap(), Gate::Closed { until_ms: 1202 });
+        assert_eq!(paused_until(&s, "p", 1100).unwrap(), Some(1202));
+        assert_eq!(paused_until(&s, "p", 1202).unwrap(), None);
+        assert_eq!(pass(&s, "p", &schedule(), 1202).unwrap(), Gate::Open);
+    }
+
+    #[test]
+    fn held_requests_do_not_count_until_they_pass() {
+        let s = MemStore::default();
+        for t in 0..3 {
+            pass(&s, "p", &schedule(), t).unwrap();
+        }
+        for _ in 0..10 {
+            assert!(matches!(pass(&s, "p", &schedule(), 50).unwrap(), Gate::Closed { .. }));
+        }
+        // After the pause, exactly three more passes start the next one.
+        assert_eq!(pass(&s, "p", &schedule(), 300).unwrap(), Gate::Open);
+        assert_eq!(pass(&s, "p", &schedule(), 300).unwrap(), Gate::Open);
+        assert_eq!(pass(&s, "p", &schedule(), 300).unwrap(), Gate::Open);
+        assert_eq!(pass(&s, "p", &schedule(), 300).unwrap(), Gate::Closed { until_ms: 500 });
+    }
+}

@@ -1,0 +1,83 @@
+//! In-memory doubles of the host, for unit tests: a shared store several workers can use, a clock the test
+//! moves by hand, and metrics summed the way Envoy sums them.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
+
+#[derive(Default)]
+pub struct MemStore {
+    values: RefCell<HashMap<String, (Vec<u8>, u32)>>,
+    next_cas: Cell<u32>,
+    failing_cas: Cell<usize>,
+}
+
+impl MemStore {
+    /// Makes the next `n` conditional writes lose their race.
+    pub fn fail_next_cas(&self, n: usize) {
+        self.failing_cas.set(n);
+    }
+}
+
+impl SharedStore for MemStore {
+    fn get(&self, key: &str) -> Result<Option<(Vec<u8>, u32)>, HostError> {
+        Ok(self.values.borrow().get(key).cloned())
+    }
+
+    fn set(&self, key: &str, value: &[u8], cas: Option<u32>) -> Result<bool, HostError> {
+        let mut values = self.values.borrow_mut();
+        if let Some(expected) = cas {
+            if self.failing_cas.get() > 0 {
+                self.failing_cas.set(self.failing_cas.get() - 1);
+                return Ok(false);
+            }
+            if values.get(key).map(|(_, c)| *c) != Some(expected) {
+                return Ok(false);
+            }
+        }
+        self.next_cas.set(self.next_cas.get() + 1);
+        values.insert(key.to_string(), (value.to_vec(), self.next_cas.get()));
+        Ok(true)
+    }
+}
+
+/// One host as a worker sees it; clones share the store, the clock and the metrics, like two Envoy workers.
+#[derive(Clone, Default)]
+pub struct MockHost {
+    pub store: Rc<MemStore>,
+    pub clock: Rc<Cell<u64>>,
+    pub metrics: Rc<RefCell<HashMap<(usize, Metric), i64>>>,
+}
+
+impl MockHost {
+    pub fn metric(&self, reservation: usize, metric: Metric) -> i64 {
+        self.metrics.borrow().get(&(reservation, metric)).copied().unwrap_or(0)
+    }
+
+    pub fn advance(&self, ms: u64) {
+        self.clock.set(self.clock.get() + ms);
+    }
+}
+
+impl SharedStore for MockHost {
+    fn get(&self, key: &str) -> Result<Option<(Vec<u8>, u32)>, HostError> {
+        self.store.get(key)
+    }
+    fn set(&self, key: &str, value: &[u8], cas: Option<u32>) -> Result<bool, HostError> {
+        self.store.set(key, value, cas)
+    }
+}
+
+impl Clock for MockHost {
+    fn now_ms(&self) -> u64 {
+        self.clock.get()
+    }
+}
+
+impl Metrics for MockHost {
+    fn add(&self, reservation: usize, metric: Metric, delta: i64) {
+        *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
+    }
+}
