@@ -1,0 +1,195 @@
+//! The filter in a real Envoy 1.40 (`--concurrency 2`) in front of a loopback upstream with a bounded worker
+//! pool. Each isolation assertion is also checked on the same scenario without the filter, where it must fail.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::time::Duration;
+
+use support::*;
+
+/// Upstream worker pool: like a Tomcat with 8 threads.
+const UPSTREAM_WORKERS: usize = 8;
+const A_STALL: Duration = Duration::from_millis(500);
+const B_WORK: Duration = Duration::from_millis(5);
+/// The bound asserted on path B's p99, with and without the filter.
+const B_P99_BOUND_MS: f64 = 250.0;
+
+fn stalling_a(path: &str) -> Duration {
+    if path.starts_with("/a") {
+        A_STALL
+    } else {
+        B_WORK
+    }
+}
+
+const FENCE: &str = r#"{
+  "paths": [
+    {"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 4, "max_queue": 4, "queue_timeout_ms": 100},
+    {"name": "b", "match": {"prefix": "/b"}, "max_concurrency": 4, "max_queue": 32, "queue_timeout_ms": 1000}
+  ]
+}"#;
+
+struct Run {
+    b_p99_ms: f64,
+    a: Vec<Outcome>,
+    b: Vec<Outcome>,
+}
+
+/// Path A stalls and is offered far more than the pool can take (30/s x 0.5 s = 15 workers' worth); path B is
+/// light. Open loop, 3 s, on fresh Envoy and upstream.
+fn stalled_a_scenario(bin: &std::path::Path, filter: Option<&str>) -> (Run, Envoy, Upstream) {
+    let upstream = Upstream::start(Some(UPSTREAM_WORKERS), stalling_a);
+    let envoy = Envoy::start(bin, upstream.port, filter).unwrap();
+    let schedule = constant_rate(&["/a/slow", "/b/fast"], 30, Duration::from_secs(3));
+    let outcomes = open_loop(envoy.port, &schedule, Duration::from_secs(5));
+    let (a, b): (Vec<_>, Vec<_>) = outcomes.into_iter().partition(|o| o.path.starts_with("/a"));
+    let b_latencies: Vec<Duration> = b.iter().map(|o| o.latency).collect();
+    let run = Run { b_p99_ms: quantile_ms(&b_latencies, 0.99), a, b };
+    (run, envoy, upstream)
+}
+
+#[test]
+fn a_stalled_path_cannot_take_the_threads_of_another_path() {
+    let Some(bin) = envoy_bin("a_stalled_path_cannot_take_the_threads_of_another_path") else { return };
+    let _serial = exclusive();
+
+    let (control, control_envoy, control_upstream) = stalled_a_scenario(&bin, None);
+    drop(control_envoy);
+    drop(control_upstream);
+    let (fenced, envoy, _upstream) = stalled_a_scenario(&bin, Some(FENCE));
+
+    let a_rejected: Vec<&Outcome> = fenced.a.iter().filter(|o| o.status == 503).collect();
+    let a_rejected_latencies: Vec<Duration> = a_rejected.iter().map(|o| o.latency).collect();
+    println!(
+        "path B p99: {:.1} ms without the filter, {:.1} ms with it (bound {B_P99_BOUND_MS} ms); \
+         path A: {} of {} refused with 503, refusal p99 {:.1} ms",
+        control.b_p99_ms,
+        fenced.b_p99_ms,
+        a_rejected.len(),
+        fenced.a.len(),
+        quantile_ms(&a_rejected_latencies, 0.99)
+    );
+
+    // The control must fail the very assertion the fenced run passes, or the scenario proves nothing.
+    assert!(
+        control.b_p99_ms > B_P99_BOUND_MS,
+        "without the filter path B should degrade, but its p99 was {:.1} ms",
+        control.b_p99_ms
+    );
+    assert!(
+        fenced.b_p99_ms <= B_P99_BOUND_MS,
+        "with the filter path B's p99 should stay under {B_P99_BOUND_MS} ms, was {:.1} ms",
+        fenced.b_p99_ms
+    );
+    assert!(fenced.b.iter().all(|o| o.status == 200), "no request of path B may be refused");
+
+    // A's overflow is refused, fast, and named.
+    assert!(a_rejected.len() * 2 >= fenced.a.len(), "most of A's overflow should be refused");
+    assert!(a_rejected.iter().all(|o| o.fenced_path.as_deref() == Some("a")));
+    assert!(quantile_ms(&a_rejected_latencies, 0.99) < 400.0, "refusals should come within the 100 ms queue timeout");
+    assert!(fenced.a.iter().all(|o| o.status == 200 || o.status == 503));
+
+    // After the load every gauge drains back to zero, on both workers.
+    let drained = eventually(Duration::from_secs(5), || {
+        let s = envoy.stats("pathfence");
+        ["a", "b", "local"].iter().all(|p| {
+            s.get(&format!("wasmcustom.pathfence.{p}.active")) == Some(&0)
+                && s.get(&format!("wasmcustom.pathfence.{p}.queued")) == Some(&0)
+        })
+    });
+    let stats = envoy.stats("pathfence");
+    assert!(drained, "gauges did not drain: {stats:?}");
+    let refused = stats["wasmcustom.pathfence.a.rejected_queue_full"] + stats["wasmcustom.pathfence.a.rejected_timeout"];
+    assert_eq!(refused as usize, a_rejected.len());
+    assert_eq!(stats["wasmcustom.pathfence.b.admitted"] as usize, fenced.b.len());
+    let prometheus = envoy.prometheus();
+    let a_lines: Vec<&str> = prometheus.lines().filter(|l| l.contains("pathfence_a_") && !l.starts_with('#')).collect();
+    println!("/stats/prometheus: {a_lines:?}");
+    assert!(prometheus.contains("pathfence_a_active"), "no pathfence gauge in /stats/prometheus:\n{prometheus}");
+}
+
+#[test]
+fn a_slot_is_released_when_the_client_disconnects() {
+    let Some(bin) = envoy_bin("a_slot_is_released_when_the_client_disconnects") else { return };
+    let _serial = exclusive();
+    let upstream = Upstream::start(Some(UPSTREAM_WORKERS), |_| Duration::from_secs(3));
+    let envoy = Envoy::start(&bin, upstream.port, Some(FENCE)).unwrap();
+    // Four requests take all of A's slots, two more wait; every client gives up after 300 ms.
+    let schedule: Vec<(String, Duration)> = (0..6).map(|i| ("/a/x".to_string(), Duration::from_millis(i * 10))).collect();
+    let port = envoy.port;
+    let load = std::thread::spawn(move || open_loop(port, &schedule, Duration::from_millis(300)));
+    std::thread::sleep(Duration::from_millis(200));
+    let during = envoy.stats("pathfence.a.");
+    let outcomes = load.join().unwrap();
+    assert_eq!(during.get("wasmcustom.pathfence.a.active"), Some(&4), "while the clients wait: {during:?}");
+    // The four admitted requests stall upstream until their clients give up; the two waiting ones are refused
+    // at the 100 ms queue timeout.
+    let gave_up = outcomes.iter().filter(|o| o.status == 0).count();
+    let refused = outcomes.iter().filter(|o| o.status == 503).count();
+    assert_eq!((gave_up, refused), (4, 2), "{outcomes:?}");
+    let drained = eventually(Duration::from_secs(2), || {
+        let s = envoy.stats("pathfence.a.");
+        s.get("wasmcustom.pathfence.a.active") == Some(&0) && s.get("wasmcustom.pathfence.a.queued") == Some(&0)
+    });
+    assert!(drained, "slots were not released on disconnect (upstream still stalls): {:?}", envoy.stats("pathfence.a."));
+    // The slots are usable again: a fresh request is not refused.
+    let r = get(envoy.port, "/a/again", Duration::from_millis(200));
+    assert!(r.is_err(), "it should be admitted and stall upstream, not be refused");
+}
+
+#[test]
+fn an_invalid_configuration_is_refused_naming_the_field() {
+    let Some(bin) = envoy_bin("an_invalid_configuration_is_refused_naming_the_field") else { return };
+    let _serial = exclusive();
+    let upstream = Upstream::start(None, |_| Duration::ZERO);
+    let bad = r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurency": 4}]}"#;
+    match Envoy::start(&bin, upstream.port, Some(bad)) {
+        Ok(envoy) => panic!("Envoy accepted an invalid configuration; log:\n{}", envoy.log_text()),
+        Err(log) => assert!(log.contains("max_concurency"), "the log should name the field:\n{log}"),
+    }
+    let bad = r#"{"paths": [{"name": "a", "match": {"regex": "(/a"}, "max_concurrency": 4}]}"#;
+    match Envoy::start(&bin, upstream.port, Some(bad)) {
+        Ok(envoy) => panic!("Envoy accepted a bad regex; log:\n{}", envoy.log_text()),
+        Err(log) => assert!(log.contains("paths[0].match.regex"), "the log should name the field:\n{log}"),
+    }
+}
+
+#[test]
+fn an_injected_pause_shows_up_as_the_configured_stall() {
+    let Some(bin) = envoy_bin("an_injected_pause_shows_up_as_the_configured_stall") else { return };
+    let _serial = exclusive();
+    let upstream = Upstream::start(Some(16), |_| Duration::from_millis(1));
+    let config = r#"{
+      "paths": [
+        {"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 100},
+        {"name": "b", "match": {"prefix": "/b"}, "max_concurrency": 100}
+      ],
+      "pause": {"every_requests": 20, "duration_ms": 300, "paths": ["a"]}
+    }"#;
+    let envoy = Envoy::start(&bin, upstream.port, Some(config)).unwrap();
+    let schedule = constant_rate(&["/a/x", "/b/x"], 50, Duration::from_secs(2));
+    let outcomes = open_loop(envoy.port, &schedule, Duration::from_secs(3));
+    let ms = |p: &str, q: f64| {
+        let l: Vec<Duration> = outcomes.iter().filter(|o| o.path.starts_with(p)).map(|o| o.latency).collect();
+        quantile_ms(&l, q)
+    };
+    let a_delayed = outcomes.iter().filter(|o| o.path.starts_with("/a") && o.latency > Duration::from_millis(100)).count();
+    let stats = envoy.stats("pathfence");
+    println!(
+        "pause 300 ms every 20 requests on a: a max {:.1} ms, a median {:.1} ms, {a_delayed} of a delayed > 100 ms; \
+         b (not paused) max {:.1} ms; a.paused = {}",
+        ms("/a", 1.0),
+        ms("/a", 0.5),
+        ms("/b", 1.0),
+        stats["wasmcustom.pathfence.a.paused"]
+    );
+    assert!(outcomes.iter().all(|o| o.status == 200));
+    // The longest wait on a is one pause: at least most of it, and not much more.
+    assert!((250.0..=450.0).contains(&ms("/a", 1.0)), "a's max latency {:.1} ms is not one 300 ms pause", ms("/a", 1.0));
+    assert!(a_delayed >= 10, "only {a_delayed} requests of a were held");
+    // The path that is not listed sees no pause: this is the control within the same run.
+    assert!(ms("/b", 1.0) < 100.0, "b was stalled too: max {:.1} ms", ms("/b", 1.0));
+    assert!(stats["wasmcustom.pathfence.a.paused"] >= 10);
+    assert_eq!(stats["wasmcustom.pathfence.b.paused"], 0);
+}

@@ -1,0 +1,476 @@
+//! Real-Envoy harness shared by the integration tests and the benchmark: finds Envoy and the built filter,
+//! starts Envoy on free loopback ports, runs a loopback upstream with a bounded worker pool, and drives
+//! load on a schedule. Everything here talks to 127.0.0.1 only, and every loop is bounded in count and time.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+pub fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Load tests must not overlap on a 2-core machine, or they measure each other.
+pub fn exclusive() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Envoy from `ENVOY_BIN` or the project's `.venv`. Missing Envoy fails the test under CI and skips it elsewhere.
+pub fn envoy_bin(test: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("ENVOY_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate_dir().join("..").join(".venv").join("bin").join("envoy"));
+    if path.is_file() {
+        return Some(path);
+    }
+    let message = format!(
+        "{test}: Envoy not found at {} (run scripts/tools.sh, or set ENVOY_BIN)",
+        path.display()
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{message}; CI=true, so this is a failure, not a skip");
+    }
+    eprintln!("SKIPPED {message}");
+    None
+}
+
+/// The release `.wasm`, built on first use so that `cargo test` alone also works.
+pub fn wasm() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+            let status = Command::new(cargo)
+                .args(["build", "--release", "--target", "wasm32-wasip1", "--lib"])
+                .current_dir(crate_dir())
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building the filter for wasm32-wasip1 failed");
+            crate_dir().join("target/wasm32-wasip1/release/pathfence_envoy_filter.wasm")
+        })
+        .clone()
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn scratch_dir() -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "pathfence-envoy-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+pub struct Envoy {
+    child: Child,
+    pub port: u16,
+    pub admin_port: u16,
+    pub log: PathBuf,
+}
+
+/// The Envoy bootstrap: one listener routing everything to the upstream (no route timeout, like Istio's
+/// inbound routes), circuit breakers opened wide so only the filter limits, and the filter if `filter` is set.
+pub fn bootstrap(port: u16, admin_port: u16, upstream: u16, filter: Option<(&Path, &str)>) -> String {
+    let mut http_filters = Vec::new();
+    if let Some((wasm, config)) = filter {
+        http_filters.push(serde_json::json!({
+            "name": "envoy.filters.http.wasm",
+            "typed_config": {
+                "@type": "type.googleapis.com/envoy.extensions.filters.http.wasm.v3.Wasm",
+                "config": {
+                    "name": "pathfence",
+                    "root_id": "pathfence",
+                    "vm_config": {
+                        "vm_id": "pathfence",
+                        "runtime": "envoy.wasm.runtime.v8",
+                        "code": {"local": {"filename": wasm.display().to_string()}}
+                    },
+                    "configuration": {
+                        "@type": "type.googleapis.com/google.protobuf.StringValue",
+                        "value": config
+                    }
+                }
+            }
+        }));
+    }
+    http_filters.push(serde_json::json!({
+        "name": "envoy.filters.http.router",
+        "typed_config": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}
+    }));
+    serde_json::json!({
+        "admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": admin_port}}},
+        "static_resources": {
+            "listeners": [{
+                "name": "inbound",
+                "address": {"socket_address": {"address": "127.0.0.1", "port_value": port}},
+                "filter_chains": [{"filters": [{
+                    "name": "envoy.filters.network.http_connection_manager",
+                    "typed_config": {
+                        "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+                        "stat_prefix": "inbound",
+                        "route_config": {"virtual_hosts": [{
+                            "name": "app", "domains": ["*"],
+                            "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "app", "timeout": "0s"}}]
+                        }]},
+                        "http_filters": http_filters
+                    }
+                }]}]
+            }],
+            "clusters": [{
+                "name": "app",
+                "type": "STATIC",
+                "connect_timeout": "1s",
+                "circuit_breakers": {"thresholds": [{
+                    "max_connections": 100000, "max_pending_requests": 100000, "max_requests": 100000
+                }]},
+                "load_assignment": {"cluster_name": "app", "endpoints": [{"lb_endpoints": [{"endpoint": {
+                    "address": {"socket_address": {"address": "127.0.0.1", "port_value": upstream}}
+                }}]}]}
+            }]
+        }
+    })
+    .to_string()
+}
+
+impl Envoy {
+    /// Starts Envoy with `--concurrency 2`; `Err` carries its log if it exits or is not ready within 30 s.
+    pub fn start(bin: &Path, upstream: u16, filter: Option<&str>) -> Result<Envoy, String> {
+        let dir = scratch_dir();
+        let (port, admin_port) = (free_port(), free_port());
+        let wasm = wasm();
+        let config = bootstrap(port, admin_port, upstream, filter.map(|f| (wasm.as_path(), f)));
+        let config_path = dir.join("envoy.json");
+        std::fs::write(&config_path, config).unwrap();
+        let log = dir.join("envoy.log");
+        let child = Command::new(bin)
+            .arg("-c")
+            .arg(&config_path)
+            .args(["--concurrency", "2", "--disable-hot-restart", "-l", "info", "--log-path"])
+            .arg(&log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+        let mut envoy = Envoy { child, port, admin_port, log };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = envoy.child.try_wait() {
+                return Err(format!("envoy exited with {status}:\n{}", envoy.log_text()));
+            }
+            if let Ok(r) = get(admin_port, "/ready", Duration::from_secs(1)) {
+                if r.status == 200 {
+                    return Ok(envoy);
+                }
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+        Err(format!("envoy not ready within 30 s:\n{}", envoy.log_text()))
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Stats whose name contains `filter`, as name -> value (histograms left out).
+    pub fn stats(&self, filter: &str) -> HashMap<String, i64> {
+        let r = get(self.admin_port, &format!("/stats?filter={filter}"), Duration::from_secs(5)).unwrap();
+        r.body
+            .lines()
+            .filter_map(|l| l.split_once(": "))
+            .filter_map(|(k, v)| v.trim().parse::<i64>().ok().map(|v| (k.to_string(), v)))
+            .collect()
+    }
+
+    pub fn prometheus(&self) -> String {
+        get(self.admin_port, "/stats/prometheus", Duration::from_secs(5)).unwrap().body
+    }
+}
+
+impl Drop for Envoy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Response {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads one HTTP/1.1 response (Content-Length or read-to-close bodies).
+fn read_response(reader: &mut BufReader<TcpStream>) -> std::io::Result<Response> {
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, format!("bad status line {line:?}"))
+    })?;
+    let mut headers = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            break;
+        }
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = l.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    let length = headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.parse::<usize>().ok());
+    let mut body = Vec::new();
+    match length {
+        Some(n) => {
+            body.resize(n, 0);
+            reader.read_exact(&mut body)?;
+        }
+        None => {
+            reader.read_to_end(&mut body)?;
+        }
+    }
+    Ok(Response { status, headers, body: String::from_utf8_lossy(&body).into_owned() })
+}
+
+/// One request on a fresh connection.
+pub fn get(port: u16, path: &str, timeout: Duration) -> std::io::Result<Response> {
+    let stream = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), timeout)?;
+    stream.set_read_timeout(Some(timeout))?;
+    stream.set_write_timeout(Some(timeout))?;
+    stream.set_nodelay(true)?;
+    (&stream).write_all(format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").as_bytes())?;
+    read_response(&mut BufReader::new(stream))
+}
+
+/// A keep-alive client connection, for the benchmark.
+pub struct Client {
+    writer: TcpStream,
+    reader: BufReader<TcpStream>,
+}
+
+impl Client {
+    pub fn connect(port: u16) -> std::io::Result<Client> {
+        let stream = TcpStream::connect(("127.0.0.1", port))?;
+        stream.set_nodelay(true)?;
+        stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+        Ok(Client { writer: stream.try_clone()?, reader: BufReader::new(stream) })
+    }
+
+    pub fn get(&mut self, path: &str) -> std::io::Result<u16> {
+        self.writer.write_all(format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").as_bytes())?;
+        Ok(read_response(&mut self.reader)?.status)
+    }
+}
+
+/// A loopback HTTP/1.1 server. With `workers`, requests run on a fixed pool of that many threads, like a
+/// thread-per-request service: a request that stalls holds a worker, and the others queue behind it.
+pub struct Upstream {
+    pub port: u16,
+    stop: Arc<AtomicBool>,
+    accept: Option<thread::JoinHandle<()>>,
+}
+
+type Job = (TcpStream, String);
+
+impl Upstream {
+    pub fn start(workers: Option<usize>, service_time: fn(&str) -> Duration) -> Upstream {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let pool = workers.map(|n| {
+            let (tx, rx) = mpsc::channel::<Job>();
+            let rx = Arc::new(Mutex::new(rx));
+            for _ in 0..n {
+                let (rx, stop) = (Arc::clone(&rx), Arc::clone(&stop));
+                thread::spawn(move || loop {
+                    let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((stream, path)) = job else { return };
+                    serve(stream, &path, service_time, &stop);
+                });
+            }
+            tx
+        });
+        let accept_stop = Arc::clone(&stop);
+        let accept = thread::spawn(move || {
+            for conn in listener.incoming() {
+                if accept_stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let Ok(conn) = conn else { continue };
+                let _ = conn.set_nodelay(true);
+                let (pool, stop) = (pool.clone(), Arc::clone(&accept_stop));
+                thread::Builder::new()
+                    .stack_size(128 * 1024)
+                    .spawn(move || connection(conn, pool, service_time, stop))
+                    .ok();
+            }
+        });
+        Upstream { port, stop, accept: Some(accept) }
+    }
+}
+
+fn connection(conn: TcpStream, pool: Option<mpsc::Sender<Job>>, service_time: fn(&str) -> Duration, stop: Arc<AtomicBool>) {
+    let Ok(read_half) = conn.try_clone() else { return };
+    let mut reader = BufReader::new(read_half);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+        let mut length = 0usize;
+        loop {
+            line.clear();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            let l = line.trim_end();
+            if l.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = l.split_once(':') {
+                if k.eq_ignore_ascii_case("content-length") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+        }
+        let mut body = vec![0u8; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let Ok(out) = conn.try_clone() else { return };
+        match &pool {
+            Some(pool) => {
+                if pool.send((out, path)).is_err() {
+                    return;
+                }
+            }
+            None => serve(out, &path, service_time, &stop),
+        }
+    }
+}
+
+fn serve(mut out: TcpStream, path: &str, service_time: fn(&str) -> Duration, stop: &AtomicBool) {
+    let until = Instant::now() + service_time(path);
+    while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+        thread::sleep((until - Instant::now()).min(Duration::from_millis(5)));
+    }
+    let _ = out.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\ncontent-type: text/plain\r\n\r\nok\n");
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = TcpStream::connect(("127.0.0.1", self.port)).map(|s| s.shutdown(Shutdown::Both));
+        if let Some(h) = self.accept.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub path: String,
+    /// 0 when the request failed or timed out.
+    pub status: u16,
+    pub fenced_path: Option<String>,
+    /// From the intended send time, so a late send counts against the system, not the load generator.
+    pub latency: Duration,
+}
+
+/// Open-loop load: each `(path, offset)` is sent at its offset from the start on its own connection,
+/// whether or not earlier requests were answered. Bounded by the schedule and `timeout` per request.
+pub fn open_loop(port: u16, schedule: &[(String, Duration)], timeout: Duration) -> Vec<Outcome> {
+    let start = Instant::now() + Duration::from_millis(20);
+    let results = Arc::new(Mutex::new(Vec::with_capacity(schedule.len())));
+    let mut handles = Vec::with_capacity(schedule.len());
+    for (path, offset) in schedule {
+        let intended = start + *offset;
+        let now = Instant::now();
+        if intended > now {
+            thread::sleep(intended - now);
+        }
+        let (path, results) = (path.clone(), Arc::clone(&results));
+        let handle = thread::Builder::new().stack_size(128 * 1024).spawn(move || {
+            let outcome = match get(port, &path, timeout) {
+                Ok(r) => Outcome {
+                    path: path.clone(),
+                    status: r.status,
+                    fenced_path: r.header("x-pathfence-path").map(str::to_string),
+                    latency: intended.elapsed(),
+                },
+                Err(_) => Outcome { path: path.clone(), status: 0, fenced_path: None, latency: intended.elapsed() },
+            };
+            results.lock().unwrap().push(outcome);
+        });
+        handles.extend(handle.ok());
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    Arc::try_unwrap(results).map(|m| m.into_inner().unwrap()).unwrap_or_default()
+}
+
+/// `rate` requests per second to each path in `paths`, interleaved, for `duration`.
+pub fn constant_rate(paths: &[&str], rate: u32, duration: Duration) -> Vec<(String, Duration)> {
+    let interval = Duration::from_secs(1) / rate;
+    let count = (duration.as_secs_f64() * f64::from(rate)) as u32;
+    let mut schedule = Vec::new();
+    for i in 0..count {
+        for (k, p) in paths.iter().enumerate() {
+            let skew = interval * k as u32 / paths.len() as u32;
+            schedule.push((p.to_string(), interval * i + skew));
+        }
+    }
+    schedule
+}
+
+/// The q-quantile (0..=1) of the latencies, in milliseconds.
+pub fn quantile_ms(latencies: &[Duration], q: f64) -> f64 {
+    if latencies.is_empty() {
+        return f64::NAN;
+    }
+    let mut v: Vec<f64> = latencies.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    v.sort_by(f64::total_cmp);
+    let i = ((v.len() as f64 - 1.0) * q).round() as usize;
+    v[i.min(v.len() - 1)]
+}
+
+/// Polls `check` every 100 ms until it holds or `limit` passes; returns whether it held.
+pub fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if check() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
