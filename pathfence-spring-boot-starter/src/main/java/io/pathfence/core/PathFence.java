@@ -476,6 +476,16 @@ public final class PathFence {
 			return this;
 		}
 
+		/** Bounds the local queue while the local reservation keeps taking what the paths leave of the pool. */
+		public Builder localQueue(int maxQueue, Duration queueTimeout) {
+			if (maxQueue < 0 || queueTimeout.isNegative()) {
+				throw new IllegalArgumentException("local queue needs max-queue >= 0 and a queue timeout >= 0");
+			}
+			this.localMaxQueue = maxQueue;
+			this.localQueueTimeout = queueTimeout;
+			return this;
+		}
+
 		/** The clock for wait and service times, in nanoseconds; {@link System#nanoTime()} by default. */
 		public Builder nanoClock(LongSupplier nanoClock) {
 			this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");

@@ -1,5 +1,7 @@
 package io.pathfence.core;
 
+import java.util.concurrent.Future;
+
 /**
  * One task's claim on a permit of its path. A ticket is granted at once, queued, or rejected; a queued ticket is
  * later granted (its {@link GrantListener} is told) or cancelled. A granted ticket holds one permit until
@@ -33,6 +35,9 @@ public final class Ticket {
 
 	/** When the permit was granted; guarded by the fence's lock. */
 	long grantedNanos;
+
+	/** The pending queue timeout of a waiting ticket, cancelled once it is granted. */
+	private volatile Future<?> timeout;
 
 	Ticket(PathFence fence, Reservation path, GrantListener listener, long createdNanos) {
 		this.fence = fence;
@@ -95,6 +100,20 @@ public final class Ticket {
 	/** How long this ticket's path lets a task wait for a permit, in nanoseconds; 0 for no limit. */
 	public long queueTimeoutNanos() {
 		return this.fence.queueTimeoutOf(this);
+	}
+
+	/** Keeps the {@link WaitTimer} handle of this ticket's queue timeout, for {@link #cancelTimeout()}. */
+	public void attachTimeout(Future<?> timeout) {
+		this.timeout = timeout;
+	}
+
+	/** Cancels a pending queue timeout: a granted ticket needs none. */
+	public void cancelTimeout() {
+		Future<?> pending = this.timeout;
+		if (pending != null) {
+			this.timeout = null;
+			pending.cancel(false);
+		}
 	}
 
 	@Override

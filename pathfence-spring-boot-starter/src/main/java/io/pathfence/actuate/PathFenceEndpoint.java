@@ -1,0 +1,58 @@
+package io.pathfence.actuate;
+
+import java.util.List;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFigures;
+
+/**
+ * The {@code pathfence} actuator endpoint: every reservation's figures, and a write operation that resizes a
+ * path's reservation at run time.
+ */
+@Endpoint(id = "pathfence")
+public class PathFenceEndpoint {
+
+	private final PathFence fence;
+
+	public PathFenceEndpoint(PathFence fence) {
+		this.fence = fence;
+	}
+
+	@ReadOperation
+	public FenceDescriptor fence() {
+		return new FenceDescriptor(this.fence.poolSize(), this.fence.figures());
+	}
+
+	@ReadOperation
+	public PathFigures path(@Selector String path) {
+		return this.fence.hasPath(path) ? this.fence.figures(path) : null;
+	}
+
+	/**
+	 * Resizes a path's reservation. Refused, with the reason, when the path is unknown or the reservations would
+	 * no longer fit the pool.
+	 */
+	@WriteOperation
+	public PathFigures resize(@Selector String path, int permits) {
+		if (!this.fence.hasPath(path)) {
+			return null;
+		}
+		this.fence.resize(path, permits);
+		return this.fence.figures(path);
+	}
+
+	/**
+	 * What the endpoint reads.
+	 *
+	 * @param poolSize permits the reservations share
+	 * @param paths every reservation, paths first and local last
+	 */
+	public record FenceDescriptor(int poolSize, List<PathFigures> paths) {
+	}
+
+}

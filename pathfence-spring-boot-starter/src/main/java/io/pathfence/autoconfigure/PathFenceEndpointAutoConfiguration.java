@@ -1,0 +1,29 @@
+package io.pathfence.autoconfigure;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import io.pathfence.actuate.PathFenceEndpoint;
+import io.pathfence.core.PathFence;
+
+/**
+ * The {@code pathfence} actuator endpoint, when the actuator is on the classpath and the endpoint is available.
+ */
+@AutoConfiguration(after = PathFenceAutoConfiguration.class)
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean(PathFence.class)
+@ConditionalOnAvailableEndpoint(PathFenceEndpoint.class)
+public final class PathFenceEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	PathFenceEndpoint pathFenceEndpoint(PathFence fence) {
+		return new PathFenceEndpoint(fence);
+	}
+
+}

@@ -1,0 +1,91 @@
+package io.pathfence.autoconfigure;
+
+import java.util.concurrent.Executor;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
+import org.springframework.boot.thread.Threading;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.core.task.TaskDecorator;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+
+import io.pathfence.core.PathFence;
+import io.pathfence.core.WaitTimer;
+import io.pathfence.task.PathFenceTaskExecutor;
+
+/**
+ * The path-fenced {@code applicationTaskExecutor}, over platform threads or virtual threads. Either backs off
+ * when the application defines an {@link Executor} of its own, as Boot's executor does.
+ */
+final class PathFenceExecutorConfigurations {
+
+	private PathFenceExecutorConfigurations() {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnThreading(Threading.PLATFORM)
+	@ConditionalOnMissingBean(Executor.class)
+	static class PlatformThreadsConfiguration {
+
+		@Lazy
+		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
+		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, WaitTimer waitTimer,
+				PathFenceProperties properties, ObjectProvider<TaskDecorator> taskDecorator) {
+			ThreadPoolTaskExecutor workers = new ThreadPoolTaskExecutor();
+			// Every permit must find a thread at once: the fence, not the pool's queue, decides who waits.
+			workers.setCorePoolSize(properties.getPoolSize());
+			workers.setMaxPoolSize(properties.getPoolSize());
+			workers.setAllowCoreThreadTimeOut(true);
+			workers.setThreadNamePrefix("pathfence-");
+			workers.setWaitForTasksToCompleteOnShutdown(true);
+			workers.setAwaitTerminationMillis(10_000);
+			workers.initialize();
+			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, taskDecorator.getIfUnique(),
+					workers::shutdown);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnThreading(Threading.VIRTUAL)
+	@ConditionalOnMissingBean(Executor.class)
+	static class VirtualThreadsConfiguration {
+
+		@Lazy
+		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
+		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, WaitTimer waitTimer,
+				ObjectProvider<TaskDecorator> taskDecorator) {
+			// Virtual threads are cheap, so the permits alone bound the concurrency of each path.
+			SimpleAsyncTaskExecutor workers = new SimpleAsyncTaskExecutor("pathfence-");
+			workers.setVirtualThreads(true);
+			workers.setTaskTerminationTimeout(10_000);
+			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, taskDecorator.getIfUnique(),
+					workers::close);
+		}
+
+	}
+
+	/** Shuts the workers down with the context. */
+	static final class ManagedPathFenceTaskExecutor extends PathFenceTaskExecutor
+			implements org.springframework.beans.factory.DisposableBean {
+
+		private final Runnable shutdown;
+
+		ManagedPathFenceTaskExecutor(PathFence fence, Executor workers, WaitTimer waitTimer, TaskDecorator decorator,
+				Runnable shutdown) {
+			super(fence, workers, waitTimer, decorator);
+			this.shutdown = shutdown;
+		}
+
+		@Override
+		public void destroy() {
+			this.shutdown.run();
+		}
+
+	}
+
+}

@@ -1,0 +1,98 @@
+package io.pathfence.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFenceListener;
+
+/**
+ * Checks {@link PathFenceProperties} and builds the {@link PathFence} they describe. Every check names the
+ * property it is about, so a mistake is reported as that property, not as a stack trace from the scheduler.
+ */
+final class PathFenceFactory {
+
+	private static final Pattern PATH_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
+
+	private PathFenceFactory() {
+	}
+
+	static PathFence create(PathFenceProperties properties, PathFenceListener listener) {
+		check(properties);
+		PathFence.Builder builder = PathFence.builder(properties.getPoolSize()).listener(listener);
+		properties.getPaths()
+			.forEach((name, path) -> builder.path(name, path.getPermits(), path.getMaxQueue(), path.getQueueTimeout()));
+		PathFenceProperties.Local local = properties.getLocal();
+		if (local.getPermits() != null) {
+			builder.local(local.getPermits(), local.getMaxQueue(), local.getQueueTimeout());
+		}
+		else {
+			builder.localQueue(local.getMaxQueue(), local.getQueueTimeout());
+		}
+		return builder.build();
+	}
+
+	static void check(PathFenceProperties properties) {
+		if (properties.getPoolSize() <= 0) {
+			throw new InvalidPathFenceConfigurationException("pathfence.pool-size", properties.getPoolSize(),
+					"a whole number greater than 0");
+		}
+		int sum = 0;
+		for (Map.Entry<String, PathFenceProperties.Path> entry : properties.getPaths().entrySet()) {
+			String name = entry.getKey();
+			String prefix = "pathfence.paths." + name;
+			if (!PATH_NAME.matcher(name).matches() || PathFence.LOCAL.equals(name)) {
+				throw new InvalidPathFenceConfigurationException("pathfence.paths", name,
+						"path names of letters, digits, '_', '.' and '-', other than '" + PathFence.LOCAL + "'");
+			}
+			PathFenceProperties.Path path = entry.getValue();
+			nonNegative(prefix + ".permits", path.getPermits());
+			nonNegative(prefix + ".max-queue", path.getMaxQueue());
+			nonNegative(prefix + ".queue-timeout", path.getQueueTimeout());
+			for (String method : path.getMethods()) {
+				if (method == null || !method.matches("[A-Z]+")) {
+					throw new InvalidPathFenceConfigurationException(prefix + ".methods", method,
+							"HTTP method names in upper case, such as GET or POST");
+				}
+			}
+			if (!path.getMethods().isEmpty() && path.getRoutes().isEmpty()) {
+				throw new InvalidPathFenceConfigurationException(prefix + ".methods", path.getMethods(),
+						"no methods unless " + prefix + ".routes lists the routes they narrow");
+			}
+			sum += path.getPermits();
+		}
+		if (sum > properties.getPoolSize()) {
+			throw new InvalidPathFenceConfigurationException("pathfence.paths.*.permits", sum,
+					"permits adding up to at most pathfence.pool-size (" + properties.getPoolSize() + ")");
+		}
+		PathFenceProperties.Local local = properties.getLocal();
+		if (local.getPermits() != null) {
+			nonNegative("pathfence.local.permits", local.getPermits());
+			if (sum + local.getPermits() > properties.getPoolSize()) {
+				throw new InvalidPathFenceConfigurationException("pathfence.local.permits", local.getPermits(),
+						"at most what the paths leave of pathfence.pool-size (" + (properties.getPoolSize() - sum)
+								+ ")");
+			}
+		}
+		nonNegative("pathfence.local.max-queue", local.getMaxQueue());
+		nonNegative("pathfence.local.queue-timeout", local.getQueueTimeout());
+		if (properties.getRetryAfter() == null || properties.getRetryAfter().isNegative()) {
+			throw new InvalidPathFenceConfigurationException("pathfence.retry-after", properties.getRetryAfter(),
+					"a duration of 0 or more");
+		}
+	}
+
+	private static void nonNegative(String property, int value) {
+		if (value < 0) {
+			throw new InvalidPathFenceConfigurationException(property, value, "a whole number of 0 or more");
+		}
+	}
+
+	private static void nonNegative(String property, Duration value) {
+		if (value == null || value.isNegative()) {
+			throw new InvalidPathFenceConfigurationException(property, value, "a duration of 0 or more");
+		}
+	}
+
+}

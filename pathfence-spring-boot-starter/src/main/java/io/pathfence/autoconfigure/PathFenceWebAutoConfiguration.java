@@ -1,0 +1,72 @@
+package io.pathfence.autoconfigure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import jakarta.servlet.DispatcherType;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+
+import io.pathfence.core.PathFence;
+import io.pathfence.core.WaitTimer;
+import io.pathfence.web.FencedHandlers;
+import io.pathfence.web.PathFenceFilter;
+import io.pathfence.web.RequestClassifier;
+
+/**
+ * Fences inbound Spring MVC requests: classifies each by {@code @FencedPath} on its handler or by the configured
+ * routes, and admits it through its path's reservation.
+ */
+@AutoConfiguration(after = PathFenceAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+@ConditionalOnBean(PathFence.class)
+public final class PathFenceWebAutoConfiguration {
+
+	/**
+	 * After Boot's own filters (character encoding, observation, security, request context), so that they have
+	 * done their work before a request is parked, and before the dispatcher servlet does any real work.
+	 */
+	public static final int FILTER_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+	@Bean
+	@ConditionalOnMissingBean
+	RequestClassifier pathFenceRequestClassifier(PathFenceProperties properties,
+			ObjectProvider<RequestMappingHandlerMapping> handlerMappings) {
+		Map<String, RequestClassifier.PathRoutes> routes = new LinkedHashMap<>();
+		properties.getPaths()
+			.forEach((name, path) -> routes.put(name, new RequestClassifier.PathRoutes(path.getRoutes(),
+					path.getMethods())));
+		return new RequestClassifier(routes, () -> FencedHandlers.find(handlerMappings));
+	}
+
+	@Bean
+	FencedHandlers.Verifier pathFenceHandlerVerifier(PathFence fence,
+			ObjectProvider<RequestMappingHandlerMapping> handlerMappings) {
+		return new FencedHandlers.Verifier(fence, handlerMappings);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = "pathFenceFilterRegistration")
+	FilterRegistrationBean<PathFenceFilter> pathFenceFilterRegistration(PathFence fence, RequestClassifier classifier,
+			WaitTimer waitTimer, PathFenceProperties properties) {
+		FilterRegistrationBean<PathFenceFilter> registration = new FilterRegistrationBean<>(
+				new PathFenceFilter(fence, classifier, waitTimer, properties.getRetryAfter()));
+		registration.setName("pathFenceFilter");
+		registration.setAsyncSupported(true);
+		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
+		registration.setOrder(FILTER_ORDER);
+		return registration;
+	}
+
+}

@@ -1,0 +1,237 @@
+package io.pathfence.web;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.Future;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.pathfence.core.PathFence;
+import io.pathfence.core.RejectionReason;
+import io.pathfence.core.Ticket;
+import io.pathfence.core.WaitTimer;
+import io.pathfence.task.CurrentPath;
+
+/**
+ * Admits each inbound request through its path's reservation. A request whose path has a free permit goes on at
+ * once on its container thread. One that must wait is suspended with the Servlet async API, so it waits in its
+ * path's queue without holding a container thread, and is dispatched again once its permit is granted. A full
+ * queue, or a wait past the path's queue timeout, is answered at once with {@code 503}.
+ * <p>
+ * The permit is held while the container thread works on the request and released when that thread leaves this
+ * filter: a handler that goes async itself no longer holds a thread, so it no longer holds a permit.
+ */
+public class PathFenceFilter implements Filter {
+
+	private static final Log logger = LogFactory.getLog(PathFenceFilter.class);
+
+	static final String GRANTED_TICKET = PathFenceFilter.class.getName() + ".GRANTED_TICKET";
+
+	/** Extra time the container's own async timeout leaves our timer, which should always fire first. */
+	private static final long CONTAINER_TIMEOUT_MARGIN_MILLIS = 10_000;
+
+	private final PathFence fence;
+
+	private final RequestClassifier classifier;
+
+	private final WaitTimer waitTimer;
+
+	private final Duration retryAfter;
+
+	public PathFenceFilter(PathFence fence, RequestClassifier classifier, WaitTimer waitTimer, Duration retryAfter) {
+		this.fence = fence;
+		this.classifier = classifier;
+		this.waitTimer = waitTimer;
+		this.retryAfter = retryAfter;
+	}
+
+	@Override
+	public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+			throws IOException, ServletException {
+		HttpServletRequest request = (HttpServletRequest) req;
+		HttpServletResponse response = (HttpServletResponse) res;
+		DispatcherType dispatcherType = request.getDispatcherType();
+		if (dispatcherType == DispatcherType.ASYNC && request.getAttribute(GRANTED_TICKET) instanceof Ticket ticket) {
+			request.removeAttribute(GRANTED_TICKET);
+			runOnPermit(ticket, request, response, chain);
+			return;
+		}
+		if (dispatcherType != DispatcherType.REQUEST) {
+			chain.doFilter(request, response);
+			return;
+		}
+		String path = this.classifier.classify(request);
+		ParkedRequest parked = new ParkedRequest(request, path);
+		Ticket ticket = this.fence.acquire(path, parked);
+		switch (ticket.admission()) {
+			case GRANTED -> runOnPermit(ticket, request, response, chain);
+			case REJECTED -> ProblemResponse.write(request, response, path, RejectionReason.QUEUE_FULL, this.retryAfter);
+			case QUEUED -> park(parked, ticket, request, response);
+		}
+	}
+
+	private void runOnPermit(Ticket ticket, HttpServletRequest request, HttpServletResponse response,
+			FilterChain chain) throws IOException, ServletException {
+		String previous = CurrentPath.enter(ticket.path());
+		try {
+			chain.doFilter(request, response);
+		}
+		finally {
+			CurrentPath.restore(previous);
+			ticket.release();
+		}
+	}
+
+	private void park(ParkedRequest parked, Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
+		AsyncContext async;
+		try {
+			async = request.startAsync(request, response);
+		}
+		catch (IllegalStateException ex) {
+			// A filter or servlet in this chain does not support async: wait is impossible, so do not queue.
+			if (!ticket.cancel()) {
+				ticket.release();
+			}
+			throw new IllegalStateException("PathFence needs async support on every filter and servlet of "
+					+ request.getRequestURI() + " to queue requests without holding threads", ex);
+		}
+		long timeoutMillis = Duration.ofNanos(ticket.queueTimeoutNanos()).toMillis();
+		async.setTimeout((timeoutMillis > 0) ? timeoutMillis + CONTAINER_TIMEOUT_MARGIN_MILLIS : 0);
+		parked.waitingOn(ticket);
+		async.addListener(parked);
+		parked.suspended(async);
+		Future<?> timeout = this.waitTimer.expireLater(ticket, () -> parked.reject(RejectionReason.TIMEOUT));
+		if (timeout != null) {
+			ticket.attachTimeout(timeout);
+			if (!ticket.isWaiting()) {
+				ticket.cancelTimeout();
+			}
+		}
+	}
+
+	/**
+	 * A request waiting for its permit. The grant can come from any thread, even before the request is
+	 * suspended; whichever of the two happens last dispatches it.
+	 */
+	private final class ParkedRequest implements io.pathfence.core.GrantListener, jakarta.servlet.AsyncListener {
+
+		private final HttpServletRequest request;
+
+		private final String path;
+
+		private AsyncContext async;
+
+		private volatile Ticket ticket;
+
+		private boolean granted;
+
+		ParkedRequest(HttpServletRequest request, String path) {
+			this.request = request;
+			this.path = path;
+		}
+
+		synchronized void waitingOn(Ticket ticket) {
+			this.ticket = ticket;
+		}
+
+		void suspended(AsyncContext async) {
+			boolean dispatchNow;
+			synchronized (this) {
+				this.async = async;
+				dispatchNow = this.granted;
+			}
+			if (dispatchNow) {
+				dispatch();
+			}
+		}
+
+		@Override
+		public void granted(Ticket grantedTicket) {
+			synchronized (this) {
+				this.ticket = grantedTicket;
+				this.granted = true;
+				if (this.async == null) {
+					return;
+				}
+			}
+			dispatch();
+		}
+
+		private void dispatch() {
+			this.ticket.cancelTimeout();
+			this.request.setAttribute(GRANTED_TICKET, this.ticket);
+			try {
+				this.async.dispatch();
+			}
+			catch (IllegalStateException ex) {
+				// The request ended (the client went away) while it waited: its permit goes back at once.
+				this.request.removeAttribute(GRANTED_TICKET);
+				this.ticket.release();
+			}
+		}
+
+		void reject(RejectionReason reason) {
+			AsyncContext context;
+			synchronized (this) {
+				context = this.async;
+			}
+			try {
+				ProblemResponse.write(this.request, (HttpServletResponse) context.getResponse(), this.path, reason,
+						PathFenceFilter.this.retryAfter);
+			}
+			catch (IOException | IllegalStateException ex) {
+				logger.debug("Could not answer a rejected request of path '" + this.path + "'", ex);
+			}
+			finally {
+				completeQuietly(context);
+			}
+		}
+
+		@Override
+		public void onTimeout(jakarta.servlet.AsyncEvent event) {
+			// Only reached if our timer did not fire first; the request must not hang either way.
+			if (this.ticket.expire()) {
+				reject(RejectionReason.TIMEOUT);
+			}
+		}
+
+		@Override
+		public void onError(jakarta.servlet.AsyncEvent event) {
+			// The client is gone: stop waiting. A permit granted meanwhile is released on completion.
+			this.ticket.cancel();
+		}
+
+		@Override
+		public void onComplete(jakarta.servlet.AsyncEvent event) {
+			// Whatever ended the request, it holds no permit and no place in the queue afterwards.
+			this.ticket.cancel();
+			this.ticket.release();
+		}
+
+		@Override
+		public void onStartAsync(jakarta.servlet.AsyncEvent event) {
+		}
+
+		private void completeQuietly(AsyncContext context) {
+			try {
+				context.complete();
+			}
+			catch (IllegalStateException ex) {
+				// Already completed by the container.
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,132 @@
+package io.pathfence.web;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.RequestPath;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
+import org.springframework.web.util.ServletRequestPathUtils;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+
+import io.pathfence.autoconfigure.InvalidPathFenceConfigurationException;
+import io.pathfence.core.PathFence;
+
+/**
+ * Decides which execution path an inbound request belongs to: the path named by {@code @FencedPath} on the
+ * handler that will serve it, else the first configured route that matches, else the local path.
+ */
+public final class RequestClassifier {
+
+	private final List<Route> routes;
+
+	private final Supplier<Map<RequestMappingInfo, String>> annotatedHandlers;
+
+	private volatile Map<RequestMappingInfo, String> handlers;
+
+	/**
+	 * @param routes configured patterns by path name, with the HTTP methods each path's routes are limited to
+	 * @param annotatedHandlers the request mappings whose handlers carry {@code @FencedPath}, with the path each
+	 * names; asked once, on the first request, when every handler is registered
+	 */
+	public RequestClassifier(Map<String, PathRoutes> routes,
+			Supplier<Map<RequestMappingInfo, String>> annotatedHandlers) {
+		this.routes = parse(routes);
+		this.annotatedHandlers = annotatedHandlers;
+	}
+
+	/**
+	 * A path's routes as configured.
+	 *
+	 * @param patterns request path patterns
+	 * @param methods HTTP methods they are limited to; empty for all
+	 */
+	public record PathRoutes(List<String> patterns, List<String> methods) {
+	}
+
+	/** The path of this request, {@link PathFence#LOCAL} when it belongs to none. */
+	public String classify(HttpServletRequest request) {
+		Map<RequestMappingInfo, String> annotated = annotatedHandlers();
+		if (!annotated.isEmpty()) {
+			String path = classifyByHandler(request, annotated);
+			if (path != null) {
+				return path;
+			}
+		}
+		if (!this.routes.isEmpty()) {
+			PathContainer requestPath = RequestPath.parse(request.getRequestURI(), request.getContextPath())
+				.pathWithinApplication();
+			String method = request.getMethod();
+			for (Route route : this.routes) {
+				if (route.matches(method, requestPath)) {
+					return route.path();
+				}
+			}
+		}
+		return PathFence.LOCAL;
+	}
+
+	private String classifyByHandler(HttpServletRequest request, Map<RequestMappingInfo, String> annotated) {
+		boolean parsedHere = !ServletRequestPathUtils.hasParsedRequestPath(request);
+		if (parsedHere) {
+			ServletRequestPathUtils.parseAndCache(request);
+		}
+		try {
+			for (Map.Entry<RequestMappingInfo, String> entry : annotated.entrySet()) {
+				if (entry.getKey().getMatchingCondition(request) != null) {
+					return entry.getValue();
+				}
+			}
+			return null;
+		}
+		finally {
+			if (parsedHere) {
+				// Leave the request as the dispatcher expects to find it.
+				ServletRequestPathUtils.clearParsedRequestPath(request);
+			}
+		}
+	}
+
+	private Map<RequestMappingInfo, String> annotatedHandlers() {
+		Map<RequestMappingInfo, String> current = this.handlers;
+		if (current == null) {
+			current = Map.copyOf(this.annotatedHandlers.get());
+			this.handlers = current;
+		}
+		return current;
+	}
+
+	private static List<Route> parse(Map<String, PathRoutes> routes) {
+		List<Route> parsed = new ArrayList<>();
+		routes.forEach((path, config) -> {
+			for (int i = 0; i < config.patterns().size(); i++) {
+				String pattern = config.patterns().get(i);
+				parsed.add(new Route(path, parse(path, i, pattern), new LinkedHashSet<>(config.methods())));
+			}
+		});
+		return List.copyOf(parsed);
+	}
+
+	private static PathPattern parse(String path, int index, String pattern) {
+		String property = "pathfence.paths." + path + ".routes[" + index + "]";
+		if (pattern == null || !pattern.startsWith("/")) {
+			throw new InvalidPathFenceConfigurationException(property, pattern,
+					"a request path pattern starting with '/', such as /orders/**");
+		}
+		try {
+			return PathPatternParser.defaultInstance.parse(pattern);
+		}
+		catch (PatternParseException ex) {
+			throw new InvalidPathFenceConfigurationException(property, pattern,
+					"a valid path pattern such as /orders/** or /carts/{id}", ex);
+		}
+	}
+
+}

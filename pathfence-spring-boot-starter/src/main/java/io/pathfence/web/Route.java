@@ -1,0 +1,21 @@
+package io.pathfence.web;
+
+import java.util.Set;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * A configured route of a path: a request path pattern, optionally narrowed to some HTTP methods.
+ *
+ * @param path the execution path the route belongs to
+ * @param pattern the parsed request path pattern
+ * @param methods the HTTP methods it matches; empty for all
+ */
+record Route(String path, PathPattern pattern, Set<String> methods) {
+
+	boolean matches(String method, PathContainer requestPath) {
+		return (this.methods.isEmpty() || this.methods.contains(method)) && this.pattern.matches(requestPath);
+	}
+
+}

@@ -1,0 +1,308 @@
+package io.pathfence.autoconfigure;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.TaskDecorator;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.EnableAsync;
+
+import io.pathfence.actuate.PathFenceEndpoint;
+import io.pathfence.annotation.FencedPath;
+import io.pathfence.core.PathFence;
+import io.pathfence.task.CurrentPath;
+import io.pathfence.task.PathFenceTaskExecutor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PathFenceAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(PathFenceAutoConfiguration.class,
+				PathFenceMetricsAutoConfiguration.class, PathFenceEndpointAutoConfiguration.class,
+				TaskExecutionAutoConfiguration.class))
+		.withPropertyValues("pathfence.pool-size=20", "pathfence.paths.payment.permits=4",
+				"pathfence.paths.shipping.permits=6");
+
+	@Test
+	void whenEnabledThenApplicationTaskExecutorIsFencedByPath() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(PathFence.class);
+			assertThat(context.getBean("applicationTaskExecutor")).isInstanceOf(PathFenceTaskExecutor.class);
+			assertThat(context.getBean("taskExecutor")).isSameAs(context.getBean("applicationTaskExecutor"));
+			PathFence fence = context.getBean(PathFence.class);
+			assertThat(fence.pathNames()).containsExactly("payment", "shipping", PathFence.LOCAL);
+			assertThat(fence.figures(PathFence.LOCAL).permits()).isEqualTo(10);
+		});
+	}
+
+	@Test
+	void whenDisabledThenBootsOwnExecutorIsUsed() {
+		this.contextRunner.withPropertyValues("pathfence.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(PathFence.class);
+			assertThat(context.getBean("applicationTaskExecutor")).isNotInstanceOf(PathFenceTaskExecutor.class);
+		});
+	}
+
+	@Test
+	void whenUserDefinesExecutorThenExecutorBacksOffButFenceStays() {
+		this.contextRunner.withUserConfiguration(UserExecutorConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(PathFence.class);
+			assertThat(context).doesNotHaveBean(PathFenceTaskExecutor.class);
+			assertThat(context).hasSingleBean(Executor.class);
+		});
+	}
+
+	@Test
+	void whenPermitsExceedThePoolThenStartupFailsNamingTheProperty() {
+		this.contextRunner.withPropertyValues("pathfence.paths.shipping.permits=17").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("pathfence.paths.*.permits").contains("21");
+			assertThat(analysis.getAction()).contains("at most pathfence.pool-size (20)");
+		});
+	}
+
+	@Test
+	void whenPermitsAreNegativeThenStartupFailsNamingTheProperty() {
+		this.contextRunner.withPropertyValues("pathfence.paths.payment.permits=-1").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("pathfence.paths.payment.permits").contains("-1");
+			assertThat(analysis.getAction()).contains("a whole number of 0 or more");
+		});
+	}
+
+	@Test
+	void whenLocalPermitsDoNotFitThenStartupFailsNamingTheProperty() {
+		this.contextRunner.withPropertyValues("pathfence.local.permits=11").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("pathfence.local.permits");
+			assertThat(analysis.getAction()).contains("(10)");
+		});
+	}
+
+	@Test
+	void whenPoolSizeIsZeroThenStartupFailsNamingTheProperty() {
+		this.contextRunner.withPropertyValues("pathfence.pool-size=0").run((context) -> {
+			assertThat(analyze(context).getDescription()).contains("pathfence.pool-size");
+		});
+	}
+
+	@Test
+	void whenPathIsNamedLocalThenStartupFails() {
+		this.contextRunner.withPropertyValues("pathfence.paths.local.permits=1").run((context) -> {
+			assertThat(analyze(context).getAction()).contains("other than 'local'");
+		});
+	}
+
+	@Test
+	void whenAsyncMethodNamesUnknownPathThenStartupFailsNamingTheAnnotation() {
+		this.contextRunner.withUserConfiguration(UnknownPathConfiguration.class).run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("@FencedPath on").contains("inventory");
+			assertThat(analysis.getAction()).contains("payment");
+		});
+	}
+
+	@Test
+	void asyncMethodRunsOnItsPathsReservation() {
+		this.contextRunner.withUserConfiguration(AsyncConfiguration.class).run((context) -> {
+			PaymentClient client = context.getBean(PaymentClient.class);
+			String path = client.charge().get(5, TimeUnit.SECONDS);
+			assertThat(path).isEqualTo("payment");
+			assertThat(client.unfenced().get(5, TimeUnit.SECONDS)).isEqualTo(PathFence.LOCAL);
+			assertThat(client.threads()).isNotEmpty().allMatch((name) -> name.startsWith("pathfence-"));
+		});
+	}
+
+	@Test
+	void explicitSubmitRunsOnTheNamedPath() {
+		this.contextRunner.run((context) -> {
+			PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
+			assertThat(executor.submit("shipping", CurrentPath::get).get(5, TimeUnit.SECONDS)).isEqualTo("shipping");
+		});
+	}
+
+	@Test
+	void taskDecoratorCapturesContextOnTheSubmittingThread() {
+		this.contextRunner.withUserConfiguration(DecoratorConfiguration.class).run((context) -> {
+			PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
+			DecoratorConfiguration.CONTEXT.set("request-42");
+			try {
+				String seen = executor.submit("payment", DecoratorConfiguration.CONTEXT::get).get(5, TimeUnit.SECONDS);
+				assertThat(seen).isEqualTo("request-42");
+			}
+			finally {
+				DecoratorConfiguration.CONTEXT.remove();
+			}
+		});
+	}
+
+	@Test
+	@EnabledForJreRange(min = JRE.JAVA_21)
+	void withVirtualThreadsTasksRunOnVirtualThreadsWithinTheirPermits() {
+		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
+			PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
+			// Compiled for Java 17, so Thread.isVirtual() is looked up rather than called.
+			Object virtual = executor
+				.submit("payment", () -> Thread.class.getMethod("isVirtual").invoke(Thread.currentThread()))
+				.get(5, TimeUnit.SECONDS);
+			assertThat(virtual).isEqualTo(Boolean.TRUE);
+		});
+	}
+
+	@Test
+	void metersArePublishedPerPath() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class))
+			.withBean(SimpleMeterRegistry.class)
+			.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
+			executor.submit("payment", () -> "done").get(5, TimeUnit.SECONDS);
+			// The future completes just before the worker gives the permit back.
+			Awaitility.await().untilAsserted(() -> assertThat(
+					registry.get("pathfence.path.service").tag("path", "payment").timer().count()).isEqualTo(1));
+			assertThat(registry.get("pathfence.path.permits").tag("path", "payment").gauge().value()).isEqualTo(4);
+			assertThat(registry.get("pathfence.path.permits").tag("path", "local").gauge().value()).isEqualTo(10);
+			assertThat(registry.get("pathfence.path.active").tag("path", "payment").gauge().value()).isZero();
+			assertThat(registry.get("pathfence.path.queued").tag("path", "shipping").gauge().value()).isZero();
+			assertThat(registry.get("pathfence.path.borrowed").tag("path", "shipping").gauge().value()).isZero();
+			assertThat(registry.get("pathfence.path.wait").tag("path", "payment").timer().count()).isEqualTo(1);
+			assertThat(registry.get("pathfence.path.service").tag("path", "payment").timer().count()).isEqualTo(1);
+			assertThat(registry.get("pathfence.path.rejected").tags("path", "payment", "reason", "queue-full")
+				.counter().count()).isZero();
+			assertThat(registry.get("pathfence.path.rejected").tags("path", "payment", "reason", "timeout")
+				.counter().count()).isZero();
+		});
+	}
+
+	@Test
+	void endpointIsNotCreatedUnlessExposed() {
+		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(PathFenceEndpoint.class));
+	}
+
+	@Test
+	void endpointReadsAndResizesPaths() {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=pathfence").run((context) -> {
+			PathFenceEndpoint endpoint = context.getBean(PathFenceEndpoint.class);
+			assertThat(endpoint.fence().poolSize()).isEqualTo(20);
+			assertThat(endpoint.fence().paths()).extracting("path").containsExactly("payment", "shipping", "local");
+			assertThat(endpoint.resize("payment", 8).permits()).isEqualTo(8);
+			assertThat(endpoint.path(PathFence.LOCAL).permits()).isEqualTo(6);
+			assertThat(endpoint.path("nope")).isNull();
+		});
+	}
+
+	private static FailureAnalysis analyze(AssertableApplicationContext context) {
+		assertThat(context).hasFailed();
+		FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
+		assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
+		return analysis;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserExecutorConfiguration {
+
+		@Bean
+		Executor userExecutor() {
+			return Executors.newSingleThreadExecutor();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class AsyncConfiguration {
+
+		@Bean
+		PaymentClient paymentClient() {
+			return new PaymentClient();
+		}
+
+	}
+
+	static class PaymentClient {
+
+		private final List<String> threads = new CopyOnWriteArrayList<>();
+
+		public List<String> threads() {
+			return this.threads;
+		}
+
+		@Async
+		@FencedPath("payment")
+		public CompletableFuture<String> charge() {
+			this.threads.add(Thread.currentThread().getName());
+			return CompletableFuture.completedFuture(CurrentPath.get());
+		}
+
+		@Async
+		public CompletableFuture<String> unfenced() {
+			this.threads.add(Thread.currentThread().getName());
+			return CompletableFuture.completedFuture(CurrentPath.get());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class UnknownPathConfiguration {
+
+		@Bean
+		InventoryClient inventoryClient() {
+			return new InventoryClient();
+		}
+
+	}
+
+	static class InventoryClient {
+
+		@Async
+		@FencedPath("inventory")
+		public void reserve() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DecoratorConfiguration {
+
+		static final ThreadLocal<String> CONTEXT = new ThreadLocal<>();
+
+		@Bean
+		TaskDecorator contextCopyingDecorator() {
+			return (task) -> {
+				String captured = CONTEXT.get();
+				return () -> {
+					CONTEXT.set(captured);
+					try {
+						task.run();
+					}
+					finally {
+						CONTEXT.remove();
+					}
+				};
+			};
+		}
+
+	}
+
+}
