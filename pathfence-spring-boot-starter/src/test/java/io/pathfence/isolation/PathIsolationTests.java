@@ -1,0 +1,115 @@
+package io.pathfence.isolation;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFigures;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The product's promise on a real Tomcat: path A's downstream stalls, and under open-loop load on both paths
+ * path B keeps its latency with PathFence and loses it without. The control (PathFence disabled) runs the same
+ * scenario in the same class and must break the same bound, which proves the bound can fail.
+ */
+class PathIsolationTests {
+
+	/** The bound on path B's p99 that PathFence must keep and the unfenced service must break. */
+	private static final double B_P99_BOUND_MILLIS = 150;
+
+	/** A queue-full rejection is a decision, not a wait: it must come back within this. */
+	private static final double QUEUE_FULL_P99_BOUND_MILLIS = 100;
+
+	private static final long STALL_MILLIS = 600;
+
+	private static StallingDownstream downstream;
+
+	@BeforeAll
+	static void startDownstream() throws Exception {
+		downstream = new StallingDownstream(STALL_MILLIS);
+	}
+
+	@AfterAll
+	static void stopDownstream() {
+		downstream.close();
+	}
+
+	@Test
+	void stalledPathCannotTakeTheOtherPathsThreadsAndItsOverflowIsRejectedFast() throws Exception {
+		Map<String, OpenLoopLoad.Outcome> fenced;
+		try (ConfigurableApplicationContext service = start(true)) {
+			fenced = load(service);
+			PathFence fence = service.getBean(PathFence.class);
+			// Every permit comes back once the last stalled call returns: nothing leaks, nothing stays queued.
+			Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				for (PathFigures figures : fence.figures()) {
+					assertThat(figures.active()).as("active of %s", figures.path()).isZero();
+					assertThat(figures.queued()).as("queued of %s", figures.path()).isZero();
+				}
+			});
+		}
+		Map<String, OpenLoopLoad.Outcome> unfenced;
+		try (ConfigurableApplicationContext service = start(false)) {
+			unfenced = load(service);
+		}
+		System.out.printf("fenced:   A %s%n          B %s%n", fenced.get("a"), fenced.get("b"));
+		System.out.printf("unfenced: A %s%n          B %s%n", unfenced.get("a"), unfenced.get("b"));
+
+		OpenLoopLoad.Outcome b = fenced.get("b");
+		assertThat(b.errors).isZero();
+		assertThat(b.rejected.getTotalCount()).as("path B rejections").isZero();
+		assertThat(b.okMillisAt(99)).as("path B p99 with PathFence").isLessThan(B_P99_BOUND_MILLIS);
+		OpenLoopLoad.Outcome a = fenced.get("a");
+		assertThat(a.rejectedFor("queue-full")).as("path A overflow answered 503").isPositive();
+		assertThat(a.rejectedMillisAt("queue-full", 99)).as("p99 of path A's queue-full 503s")
+			.isLessThan(QUEUE_FULL_P99_BOUND_MILLIS);
+		assertThat(a.ok.getTotalCount()).as("path A still served on its reservation").isPositive();
+		assertThat(a.errors).isZero();
+
+		// The control: the same load on the same service without PathFence.
+		assertThat(unfenced.get("b").okMillisAt(99)).as("path B p99 without PathFence")
+			.isGreaterThan(B_P99_BOUND_MILLIS);
+	}
+
+	private static Map<String, OpenLoopLoad.Outcome> load(ConfigurableApplicationContext service) throws Exception {
+		String base = "http://127.0.0.1:" + service.getEnvironment().getProperty("local.server.port");
+		warmUp(base);
+		return OpenLoopLoad.run(List.of(new OpenLoopLoad.Stream("a", URI.create(base + "/a"), 80),
+				new OpenLoopLoad.Stream("b", URI.create(base + "/b"), 40)), Duration.ofSeconds(3),
+				Duration.ofSeconds(15));
+	}
+
+	/** First requests pay for class loading and JIT; keep that out of what is measured. */
+	private static void warmUp(String base) throws Exception {
+		java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+		for (int i = 0; i < 50; i++) {
+			client.send(java.net.http.HttpRequest.newBuilder(URI.create(base + "/b")).build(),
+					java.net.http.HttpResponse.BodyHandlers.discarding());
+		}
+		client.send(java.net.http.HttpRequest.newBuilder(URI.create(base + "/a")).build(),
+				java.net.http.HttpResponse.BodyHandlers.discarding());
+	}
+
+	private static ConfigurableApplicationContext start(boolean pathFence) {
+		return new SpringApplicationBuilder(SharedServiceApplication.class)
+			.properties("server.port=0", "server.address=127.0.0.1", "downstream=" + downstream.baseUrl(),
+					"server.tomcat.threads.max=16", "server.tomcat.threads.min-spare=16",
+					"pathfence.enabled=" + pathFence, "pathfence.pool-size=16",
+					"pathfence.paths.a.permits=6", "pathfence.paths.a.routes=/a/**", "pathfence.paths.a.max-queue=6",
+					"pathfence.paths.a.queue-timeout=200ms", "pathfence.paths.b.permits=6",
+					"pathfence.paths.b.routes=/b/**", "spring.main.banner-mode=off", "spring.mvc.servlet.load-on-startup=1", "logging.level.root=warn")
+			.run();
+	}
+
+}

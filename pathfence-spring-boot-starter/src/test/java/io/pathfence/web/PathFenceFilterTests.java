@@ -1,0 +1,232 @@
+package io.pathfence.web;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.pathfence.annotation.FencedPath;
+import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFigures;
+import io.pathfence.task.CurrentPath;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The inbound filter on a real Tomcat: classification, queueing without a thread, fast explicit rejection, and
+ * permits that come back however a request ends.
+ */
+class PathFenceFilterTests {
+
+	/** Holds requests of path "gate" inside the handler until the test opens it. */
+	static volatile CountDownLatch gate = new CountDownLatch(0);
+
+	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+	private ConfigurableApplicationContext service;
+
+	private String base;
+
+	@BeforeEach
+	void start() {
+		gate = new CountDownLatch(1);
+		this.service = new SpringApplicationBuilder(GatedApplication.class)
+			.properties("server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off",
+					"pathfence.pool-size=8", "pathfence.paths.gate.permits=1", "pathfence.paths.gate.max-queue=1",
+					"pathfence.paths.gate.queue-timeout=400ms", "pathfence.paths.gate.routes=/gate/**",
+					"pathfence.paths.orders.permits=2", "pathfence.paths.orders.routes=/orders",
+					"pathfence.paths.orders.methods=POST", "pathfence.paths.annotated.permits=1",
+					"pathfence.retry-after=2s", "logging.level.root=warn")
+			.run();
+		this.base = "http://127.0.0.1:" + this.service.getEnvironment().getProperty("local.server.port");
+	}
+
+	@AfterEach
+	void stop() {
+		gate.countDown();
+		this.service.close();
+	}
+
+	@Test
+	void requestRunsOnThePathItsRouteAndMethodName() throws Exception {
+		assertThat(get("/orders").body()).isEqualTo(PathFence.LOCAL);
+		assertThat(send(HttpRequest.newBuilder(uri("/orders")).POST(HttpRequest.BodyPublishers.noBody())).body())
+			.isEqualTo("orders");
+	}
+
+	@Test
+	void requestRunsOnThePathItsHandlerNames() throws Exception {
+		assertThat(get("/annotated/7").body()).isEqualTo("annotated");
+	}
+
+	@Test
+	void fullQueueIsAnsweredAtOnceWithProblemDetails() throws Exception {
+		CompletableFuture<HttpResponse<String>> holder = getAsync("/gate/1");
+		awaitFigures("gate", 1, 0);
+		CompletableFuture<HttpResponse<String>> waiter = getAsync("/gate/2");
+		awaitFigures("gate", 1, 1);
+
+		long started = System.nanoTime();
+		HttpResponse<String> rejected = get("/gate/3");
+		long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+		assertThat(rejected.statusCode()).isEqualTo(503);
+		assertThat(tookMillis).as("queue-full answer time").isLessThan(1000);
+		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("2");
+		assertThat(rejected.headers().firstValue("X-PathFence-Path")).hasValue("gate");
+		assertThat(rejected.headers().firstValue("Content-Type")).hasValueSatisfying(
+				(type) -> assertThat(type).startsWith("application/problem+json"));
+		assertThat(rejected.body()).contains("\"status\":503", "\"path\":\"gate\"", "\"reason\":\"queue-full\"",
+				"\"instance\":\"/gate/3\"");
+
+		gate.countDown();
+		assertThat(holder.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		assertThat(waiter.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		awaitFigures("gate", 0, 0);
+	}
+
+	@Test
+	void waitPastTheQueueTimeoutIsAnswered503() throws Exception {
+		CompletableFuture<HttpResponse<String>> holder = getAsync("/gate/1");
+		awaitFigures("gate", 1, 0);
+		long started = System.nanoTime();
+		HttpResponse<String> timedOut = get("/gate/2");
+		long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+		assertThat(timedOut.statusCode()).isEqualTo(503);
+		assertThat(timedOut.body()).contains("\"reason\":\"timeout\"");
+		assertThat(tookMillis).isBetween(350L, 3000L);
+		gate.countDown();
+		assertThat(holder.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		awaitFigures("gate", 0, 0);
+	}
+
+	@Test
+	void queuedRequestHoldsNoContainerThread() throws Exception {
+		CompletableFuture<HttpResponse<String>> holder = getAsync("/gate/1");
+		awaitFigures("gate", 1, 0);
+		getAsync("/gate/2");
+		awaitFigures("gate", 1, 1);
+		// Tomcat's threads: one held by the running request, none by the queued one.
+		long busy = Thread.getAllStackTraces().keySet().stream()
+			.filter((thread) -> thread.getName().contains("http-nio") && thread.getName().contains("exec"))
+			.filter((thread) -> thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING)
+			.filter((thread) -> java.util.Arrays.stream(thread.getStackTrace())
+				.anyMatch((frame) -> frame.getClassName().contains("GatedApplication")))
+			.count();
+		assertThat(busy).isEqualTo(1);
+		gate.countDown();
+		holder.get(5, TimeUnit.SECONDS);
+	}
+
+	@Test
+	void clientsThatDisconnectLeaveNoPermitHeld() throws Exception {
+		int port = Integer.parseInt(this.service.getEnvironment().getProperty("local.server.port"));
+		// One client disconnects while its request runs, one while its request waits in the queue.
+		Socket running = rawGet(port, "/gate/running");
+		awaitFigures("gate", 1, 0);
+		Socket queued = rawGet(port, "/gate/queued");
+		awaitFigures("gate", 1, 1);
+		queued.setSoLinger(true, 0);
+		queued.close();
+		running.setSoLinger(true, 0);
+		running.close();
+		gate.countDown();
+		awaitFigures("gate", 0, 0);
+		// The path still works afterwards: its permit is really back.
+		gate = new CountDownLatch(0);
+		assertThat(get("/gate/after").statusCode()).isEqualTo(200);
+		for (PathFigures figures : this.service.getBean(PathFence.class).figures()) {
+			assertThat(figures.active()).as("active of %s", figures.path()).isZero();
+		}
+	}
+
+	private Socket rawGet(int port, String path) throws Exception {
+		Socket socket = new Socket("127.0.0.1", port);
+		OutputStream out = socket.getOutputStream();
+		out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+		out.flush();
+		return socket;
+	}
+
+	private void awaitFigures(String path, int active, int queued) {
+		PathFence fence = this.service.getBean(PathFence.class);
+		Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			PathFigures figures = fence.figures(path);
+			assertThat(figures.active()).as("active").isEqualTo(active);
+			assertThat(figures.queued()).as("queued").isEqualTo(queued);
+		});
+	}
+
+	private URI uri(String path) {
+		return URI.create(this.base + path);
+	}
+
+	private HttpResponse<String> get(String path) throws Exception {
+		return send(HttpRequest.newBuilder(uri(path)));
+	}
+
+	private CompletableFuture<HttpResponse<String>> getAsync(String path) {
+		return this.client.sendAsync(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+		return this.client.send(request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(GatedApplication.Handlers.class)
+	static class GatedApplication {
+
+		@RestController
+		static class Handlers {
+
+			@GetMapping("/gate/{id}")
+			String gate() throws InterruptedException {
+				gate.await(10, TimeUnit.SECONDS);
+				return CurrentPath.get();
+			}
+
+			@GetMapping("/orders")
+			String listOrders() {
+				return CurrentPath.get();
+			}
+
+			@PostMapping("/orders")
+			String placeOrder() {
+				return CurrentPath.get();
+			}
+
+			@GetMapping("/annotated/{id}")
+			@FencedPath("annotated")
+			String annotated() {
+				return CurrentPath.get();
+			}
+
+		}
+
+	}
+
+}
