@@ -16,15 +16,16 @@ pub trait RequestView {
 pub fn classify(config: &Config, request: &dyn RequestView) -> usize {
     let full = request.path().unwrap_or_default();
     let path = full.split(['?', '#']).next().unwrap_or("");
-    let method = request.method();
+    // Read only when a matcher asks for it: every header read is a hostcall.
+    let mut method: Option<Option<String>> = None;
     config
         .matchers
         .iter()
-        .position(|m| matches(m, path, method.as_deref(), request))
+        .position(|m| matches(m, path, &mut method, request))
         .unwrap_or_else(|| config.local())
 }
 
-fn matches(m: &Matcher, path: &str, method: Option<&str>, request: &dyn RequestView) -> bool {
+fn matches(m: &Matcher, path: &str, method: &mut Option<Option<String>>, request: &dyn RequestView) -> bool {
     let path_ok = match &m.path {
         PathMatch::Any => true,
         PathMatch::Prefix(p) => path.starts_with(p.as_str()),
@@ -32,7 +33,9 @@ fn matches(m: &Matcher, path: &str, method: Option<&str>, request: &dyn RequestV
         PathMatch::Regex(r) => r.is_match(path),
     };
     path_ok
-        && m.method.as_deref().is_none_or(|want| method.is_some_and(|got| got.eq_ignore_ascii_case(want)))
+        && m.method.as_deref().is_none_or(|want| {
+            method.get_or_insert_with(|| request.method()).as_deref().is_some_and(|got| got.eq_ignore_ascii_case(want))
+        })
         && m.headers.iter().all(|h| header_matches(h, request))
 }
 

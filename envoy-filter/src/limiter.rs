@@ -66,6 +66,10 @@ pub struct Worker<H: Host> {
     requests: HashMap<u32, Request>,
     queues: Vec<VecDeque<u32>>,
     held: VecDeque<u32>,
+    /// Slots this worker released since the last tick, still in the shared count. The next request here takes
+    /// one without touching shared data; the tick gives the rest back. They count against the limit all along,
+    /// so the limit holds; the price is that another worker may find a path full for up to one tick.
+    spare: Vec<u32>,
     /// Releases whose compare-and-swap kept losing; retried on every tick so no slot is lost.
     pending_release: Vec<u32>,
     last_heartbeat_ms: u64,
@@ -97,6 +101,7 @@ impl<H: Host> Worker<H> {
             requests: HashMap::new(),
             queues: vec![VecDeque::new(); n],
             held: VecDeque::new(),
+            spare: vec![0; n],
             pending_release: vec![0; n],
             last_heartbeat_ms: 0,
             last_reclaim_ms: 0,
@@ -173,6 +178,9 @@ impl<H: Host> Worker<H> {
         if now.saturating_sub(self.last_reclaim_ms) >= RECLAIM_EVERY_MS {
             self.last_reclaim_ms = now;
             self.reclaim(now);
+        }
+        for pool in 0..self.spare.len() {
+            self.pending_release[pool] += std::mem::take(&mut self.spare[pool]);
         }
         for pool in 0..self.pending_release.len() {
             let count = self.pending_release[pool];
@@ -287,6 +295,10 @@ impl<H: Host> Worker<H> {
         let Some(limit) = self.config.reservations[pool].max_concurrency else {
             return Some(Permit { pool, counted: false });
         };
+        if self.spare[pool] > 0 {
+            self.spare[pool] -= 1;
+            return Some(Permit { pool, counted: true });
+        }
         match counters::try_acquire(&self.host, &self.inflight_keys[pool], self.id, limit) {
             Ok(Acquire::Granted) => Some(Permit { pool, counted: true }),
             Ok(Acquire::Full) | Ok(Acquire::Contended) => None,
@@ -325,7 +337,8 @@ impl<H: Host> Worker<H> {
     }
 
     /// Gives a slot back. A waiter on this worker gets it at once, without a trip through the shared count:
-    /// first a local waiter (the local path's priority), then one of the slot's own path.
+    /// first a local waiter (the local path's priority), then one of the slot's own path. Otherwise it is kept
+    /// as a spare until the next tick.
     fn release(&mut self, permit: Permit, effects: &mut Vec<Effect>) {
         self.host.add(permit.pool, Metric::Active, -1);
         let local = self.config.local();
@@ -346,14 +359,7 @@ impl<H: Host> Worker<H> {
             }
         }
         if permit.counted {
-            match counters::release(&self.host, &self.inflight_keys[permit.pool], self.id, 1) {
-                Ok(true) => {}
-                Ok(false) => self.pending_release[permit.pool] += 1,
-                Err(e) => {
-                    warn!("pathfence: releasing a slot failed, will retry: {e}");
-                    self.pending_release[permit.pool] += 1;
-                }
-            }
+            self.spare[permit.pool] += 1;
         }
     }
 

@@ -15,6 +15,11 @@ pub struct MemStore {
 }
 
 impl MemStore {
+    /// How many writes succeeded so far.
+    pub fn writes(&self) -> u32 {
+        self.next_cas.get()
+    }
+
     /// Makes the next `n` conditional writes lose their race.
     pub fn fail_next_cas(&self, n: usize) {
         self.failing_cas.set(n);

@@ -15,7 +15,8 @@ use crate::config::Config;
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
 use crate::limiter::{Decision, Effect, Worker};
 
-/// How often each worker looks for slots freed on other workers, ended pauses and expired waits.
+/// How often each worker looks for slots freed on other workers, ended pauses and expired waits, and
+/// publishes its metric deltas.
 const TICK: Duration = Duration::from_millis(2);
 
 proxy_wasm::main! {{
@@ -34,6 +35,31 @@ fn host_error(what: &str, status: Status) -> HostError {
 /// The host as seen from one worker thread: hostcalls plus the ids of the metrics defined at configure time.
 struct EnvoyHost {
     metric_ids: Vec<[Option<u32>; 6]>,
+    /// Metric deltas gathered between ticks: one hostcall per changed stat per tick instead of three per request.
+    pending: RefCell<Vec<[i64; 6]>>,
+}
+
+impl EnvoyHost {
+    fn new(config: &Config) -> EnvoyHost {
+        EnvoyHost { metric_ids: define_metrics(config), pending: RefCell::new(vec![[0; 6]; config.reservations.len()]) }
+    }
+
+    fn flush_metrics(&self) {
+        let Ok(mut pending) = self.pending.try_borrow_mut() else { return };
+        for (reservation, deltas) in pending.iter_mut().enumerate() {
+            for (index, delta) in deltas.iter_mut().enumerate() {
+                if *delta == 0 {
+                    continue;
+                }
+                if let Some(Some(id)) = self.metric_ids.get(reservation).map(|ids| ids[index]) {
+                    if let Err(status) = hostcalls::increment_metric(id, *delta) {
+                        warn!("pathfence: increment_metric failed: {status:?}");
+                    }
+                }
+                *delta = 0;
+            }
+        }
+    }
 }
 
 impl SharedStore for EnvoyHost {
@@ -69,9 +95,9 @@ impl Clock for EnvoyHost {
 impl Metrics for EnvoyHost {
     fn add(&self, reservation: usize, metric: Metric, delta: i64) {
         let index = Metric::ALL.iter().position(|m| *m == metric).unwrap_or(0);
-        if let Some(Some(id)) = self.metric_ids.get(reservation).map(|ids| ids[index]) {
-            if let Err(status) = hostcalls::increment_metric(id, delta) {
-                warn!("pathfence: increment_metric failed: {status:?}");
+        if let Ok(mut pending) = self.pending.try_borrow_mut() {
+            if let Some(deltas) = pending.get_mut(reservation) {
+                deltas[index] += delta;
             }
         }
     }
@@ -157,7 +183,7 @@ impl RootContext for Root {
                 return false;
             }
         };
-        let host = EnvoyHost { metric_ids: define_metrics(&config) };
+        let host = EnvoyHost::new(&config);
         let paths = config.reservations.len();
         match Worker::start(host, config) {
             Ok(worker) => {
@@ -180,6 +206,7 @@ impl RootContext for Root {
         let mut effects = Vec::new();
         if let Some(worker) = self.worker.borrow_mut().as_mut() {
             worker.on_tick(&mut effects);
+            worker.host().flush_metrics();
         }
         apply(effects, &self.worker, None);
     }

@@ -67,7 +67,10 @@ fn a_slot_freed_on_another_worker_is_picked_up_on_the_next_tick() {
     assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
     w1.on_stream_end(1, &mut fx);
     assert!(fx.is_empty(), "w1 has no waiter, so the slot goes back to the shared count");
+    assert_eq!(inflight(&host, "a"), 2, "kept as w1's spare until w1's tick");
     host.advance(2);
+    w1.on_tick(&mut fx);
+    assert_eq!(inflight(&host, "a"), 1);
     w2.on_tick(&mut fx);
     assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
     assert_eq!(inflight(&host, "a"), 2);
@@ -116,6 +119,7 @@ fn a_slot_is_released_exactly_once() {
     w.on_request(1, A, &mut fx);
     w.on_stream_end(1, &mut fx);
     w.on_stream_end(1, &mut fx);
+    w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 0);
     assert_eq!(host.metric(A, Metric::Active), 0);
 }
@@ -130,6 +134,7 @@ fn a_waiter_that_disconnects_leaves_the_queue_without_a_slot() {
     }
     w.on_stream_end(3, &mut fx);
     w.on_stream_end(1, &mut fx);
+    w.on_tick(&mut fx);
     assert!(fx.is_empty());
     assert_eq!(inflight(&host, "a"), 1);
     assert_eq!(host.metric(A, Metric::Queued), 0);
@@ -211,11 +216,27 @@ fn a_release_that_loses_every_race_is_retried_on_the_tick() {
     let mut w = worker(&host, "");
     let mut fx = Vec::new();
     w.on_request(1, A, &mut fx);
-    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
     w.on_stream_end(1, &mut fx);
+    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 1);
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 0);
+}
+
+#[test]
+fn a_spare_slot_is_reused_without_touching_shared_data() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    let mut fx = Vec::new();
+    w.on_request(1, A, &mut fx);
+    w.on_stream_end(1, &mut fx);
+    let writes = host.store.writes();
+    assert_eq!(w.on_request(2, A, &mut fx), Decision::Continue);
+    w.on_stream_end(2, &mut fx);
+    assert_eq!(host.store.writes(), writes);
+    assert_eq!(host.metric(A, Metric::Admitted), 2);
+    assert_eq!(host.metric(A, Metric::Active), 0);
 }
 
 #[test]
