@@ -436,3 +436,18 @@ mod tests {
         assert!(parse("").is_err());
     }
 }
+
+#[cfg(test)]
+mod deploy_tests {
+    use super::*;
+
+    /// The configuration embedded in deploy/envoyfilter.yaml (the block under `value: |`) must be valid.
+    #[test]
+    fn the_envoyfilter_example_configuration_is_valid() {
+        let yaml = include_str!("../deploy/envoyfilter.yaml");
+        let start = yaml.find("value: |").unwrap() + "value: |".len();
+        let json: String = yaml[start..].lines().skip(1).take_while(|l| l.starts_with("                  ")).collect::<Vec<_>>().join("\n");
+        let config = Config::parse(json.as_bytes()).unwrap();
+        assert_eq!(config.reservations.len(), 3);
+    }
+}
