@@ -25,13 +25,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PathIsolationTests {
 
-	/** The bound on path B's p99 that PathFence must keep and the unfenced service must break. */
-	private static final double B_P99_BOUND_MILLIS = 150;
+	private static final long STALL_MILLIS = 600;
+
+	/**
+	 * The bound on path B's p99 that PathFence must keep and the unfenced service must break: half the stall, so
+	 * a B request that ever waited for a stalled A request's thread breaks it.
+	 */
+	private static final double B_P99_BOUND_MILLIS = STALL_MILLIS / 2.0;
 
 	/** A queue-full rejection is a decision, not a wait: it must come back within this. */
 	private static final double QUEUE_FULL_P99_BOUND_MILLIS = 100;
-
-	private static final long STALL_MILLIS = 600;
 
 	private static StallingDownstream downstream;
 
