@@ -50,7 +50,7 @@ def analyzer_cases():
     write("analyzer", "rising_explore_step_bounded", {
         "description": "rising as 100 n^2 (level 39 is 4.9 % below 40) to level 40 with waiting:"
                        " step min(max_step 8, ceil(40*0.25)=10) = 8",
-        "config": {},
+        "config": {"explore_max_step": 8},
         "samples": [s for n in range(36, 41) for s in level_samples(n, 100.0 * n * n, waiting=2.0)],
         "expected": {"verdict": "EXPLORE", "q_lower": 40, "q_upper": 40, "recommended": 48,
                      "plateau_throughput": 160000.0}})
@@ -60,8 +60,28 @@ def analyzer_cases():
         "samples": [s for n in range(1, 9) for s in level_samples(n, 100.0 * n)],
         "expected": {"verdict": "NO_PLATEAU", "q_lower": 8, "q_upper": 8, "recommended": None,
                      "plateau_throughput": 800.0}})
+    write("analyzer", "pinned_single_level_probes_down", {
+        "description": "one qualified group: two samples on 11 merge into level 12 (20 samples, 40 requests"
+                       " waiting), which stands at round(262/22) = 12: probe down by ceil(12*0.25) = 3",
+        "config": {},
+        "samples": level_samples(12, 1200.0, waiting=40.0) * 4 + level_samples(11, 1100.0)[:2],
+        "expected": {"verdict": "EXPLORE", "q_lower": 12, "q_upper": 12, "recommended": 9,
+                     "plateau_throughput": (20 * 1200.0 + 1100.0 * 0.98 + 1100.0 * 0.99) / 22}})
+    write("analyzer", "two_levels_peak_at_top_probes_up", {
+        "description": "two qualified levels, throughput higher at the top one where requests wait: up by 2",
+        "config": {},
+        "samples": level_samples(5, 500.0) + level_samples(6, 600.0, waiting=1.0),
+        "expected": {"verdict": "EXPLORE", "q_lower": 6, "q_upper": 6, "recommended": 8,
+                     "plateau_throughput": 600.0}})
+    write("analyzer", "two_levels_peak_at_bottom_probes_down", {
+        "description": "two qualified levels, throughput higher at the lower one, requests wait at the top:"
+                       " down from 40 by ceil(40*0.25) = 10",
+        "config": {},
+        "samples": level_samples(40, 3000.0) + level_samples(48, 2000.0, waiting=100.0),
+        "expected": {"verdict": "EXPLORE", "q_lower": 40, "q_upper": 40, "recommended": 30,
+                     "plateau_throughput": 3000.0}})
     write("analyzer", "too_few_levels", {
-        "description": "two qualified levels (a third has only 4 samples): insufficient data",
+        "description": "two qualified levels (a third has only 4 samples), nobody waits: insufficient data",
         "config": {},
         "samples": [s for n in (3, 4) for s in level_samples(n, 100.0 * n)] + level_samples(5, 500.0)[:4],
         "expected": {"verdict": "INSUFFICIENT_DATA", "q_lower": None, "q_upper": None, "recommended": None,

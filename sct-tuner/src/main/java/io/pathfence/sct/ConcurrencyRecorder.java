@@ -9,8 +9,9 @@ import java.util.List;
  * (so Q_i = integral / I), the number of completions (TP_i = completions / I) and the sum of their response times
  * (RT_i = sum / completions), and the same integral for requests waiting for a permit. Intervals are aligned on the
  * origin given at creation. Recording a request allocates nothing; an interval that ends is written into a
- * preallocated ring that holds one window of intervals, oldest overwritten first ({@link
- * SctMetrics#samplesDropped}).
+ * preallocated ring that holds one window of intervals, oldest overwritten first. Read it either with {@link
+ * #drain} (hand over and forget; an interval overwritten before any drain or snapshot saw it is reported to {@link
+ * SctMetrics#samplesDropped}) or with {@link #snapshot} (a sliding window).
  *
  * <p>Timestamps are nanoseconds from the injected clock ({@code System::nanoTime} in production). A timestamp
  * earlier than the latest one seen is treated as equal to it, so a clock that steps back cannot corrupt the
@@ -46,6 +47,12 @@ public interface ConcurrencyRecorder {
 
     /** Closes every interval that ended by now on the clock and hands them over, oldest first. */
     List<Sample> drain();
+
+    /**
+     * Closes every interval that ended by {@code nowNanos} and returns a copy of the last window of them, oldest
+     * first, keeping them: for deciding more often than once a window on a sliding window of samples.
+     */
+    List<Sample> snapshot(long nowNanos);
 
     /** Closes every interval that ended by {@code nowNanos} and hands them over, oldest first. */
     List<Sample> drain(long nowNanos);

@@ -1,9 +1,12 @@
 package io.pathfence.sct;
 
 /**
- * What the analysis saw at one concurrency level: the samples whose Q_i rounds to {@code level}.
+ * What the analysis saw at one concurrency level: the samples whose Q_i rounds to a level in [{@code fromLevel},
+ * {@code toLevel}] (one level unless sparse neighbours were merged).
  *
- * @param level the concurrency level (a multiple of the configured level width)
+ * @param level where the group stands: the sample-weighted mean of its levels, rounded to the level width
+ * @param fromLevel the lowest level in the group
+ * @param toLevel the highest level in the group
  * @param samples how many samples fell on this level
  * @param meanThroughput mean of TP_i over those samples, per second
  * @param standardError standard error of that mean (sample standard deviation over the square root of the count;
@@ -17,6 +20,8 @@ package io.pathfence.sct;
  */
 public record LevelStats(
         int level,
+        int fromLevel,
+        int toLevel,
         int samples,
         double meanThroughput,
         double standardError,

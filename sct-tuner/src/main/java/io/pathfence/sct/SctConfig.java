@@ -136,7 +136,7 @@ public final class SctConfig {
         private double responseTimeLimitMillis = Double.POSITIVE_INFINITY;
         private double waitingThreshold = 0.5;
         private double exploreFraction = 0.25;
-        private int exploreMaxStep = 8;
+        private int exploreMaxStep = 64;
 
         private Builder() {
         }

@@ -37,6 +37,7 @@ public final class IntervalRecorder implements ConcurrencyRecorder {
     private final long[] ringResponseNanos;
     private int ringHead;
     private int ringSize;
+    private int unseen;
 
     private long currentStart;
     private long lastEvent;
@@ -124,6 +125,14 @@ public final class IntervalRecorder implements ConcurrencyRecorder {
 
     @Override
     public synchronized List<Sample> drain(long nowNanos) {
+        List<Sample> out = snapshot(nowNanos);
+        ringHead = 0;
+        ringSize = 0;
+        return out;
+    }
+
+    @Override
+    public synchronized List<Sample> snapshot(long nowNanos) {
         advance(nowNanos);
         List<Sample> out = new ArrayList<>(ringSize);
         double seconds = intervalNanos / 1e9;
@@ -138,8 +147,7 @@ public final class IntervalRecorder implements ConcurrencyRecorder {
                     c == 0 ? 0.0 : ringResponseNanos[i] / 1e6 / c,
                     (double) ringWaitArea[i] / intervalNanos));
         }
-        ringHead = 0;
-        ringSize = 0;
+        unseen = 0;
         return out;
     }
 
@@ -170,7 +178,7 @@ public final class IntervalRecorder implements ConcurrencyRecorder {
         lastEvent = now;
     }
 
-    /** Closes the current interval into the ring; returns 1 if that overwrote an undrained sample. */
+    /** Closes the current interval into the ring; returns 1 if that overwrote a sample nobody read. */
     private int close() {
         long end = currentStart + intervalNanos;
         area += inService * (end - lastEvent);
@@ -183,8 +191,9 @@ public final class IntervalRecorder implements ConcurrencyRecorder {
         } else {
             slot = ringHead;
             ringHead = (ringHead + 1) % capacity;
-            overwritten = 1;
+            overwritten = unseen == capacity ? 1 : 0;
         }
+        unseen = Math.min(capacity, unseen + 1);
         ringStart[slot] = currentStart;
         ringArea[slot] = area;
         ringWaitArea[slot] = waitArea;

@@ -21,8 +21,15 @@ import java.util.TreeMap;
  *
  * <ol>
  *   <li>Each sample goes to level {@code n = w * round(Q_i / w)} (w = level width, default 1); level 0 (an idle
- *       path) is ignored. A level with at least {@code minSamplesPerLevel} samples <em>qualifies</em>; with fewer
- *       than {@code minLevels} qualified levels the verdict is {@link Verdict#INSUFFICIENT_DATA}.</li>
+ *       path) is ignored. Walking up from the lowest level, consecutive levels are merged into one group until it
+ *       holds at least {@code minSamplesPerLevel} samples; the group stands at the sample-weighted mean of its
+ *       levels, rounded to the width. (Transitions between a light and a pinned load leave many sparse levels;
+ *       dropping them would let a plateau bridge levels that were never measured.) Every group but a last short
+ *       one <em>qualifies</em>. With fewer than {@code minLevels} qualified levels the verdict is {@link
+ *       Verdict#INSUFFICIENT_DATA}, unless requests wait at the highest qualified level h (mean waiting at least
+ *       {@code waitingThreshold}): a reservation that binds pins the concurrency to a level or two, so the verdict
+ *       is then {@link Verdict#EXPLORE} one step (step 6) up from h if h has the peak throughput (step 3), down
+ *       from the lowest level if that one has it, and down from h if h is the only level.</li>
  *   <li>Per level: mean throughput TP_n, its standard error SE_n = s_n / sqrt(k_n), and the mean response time
  *       RT_n = Σ TP_i·RT_i / Σ TP_i (the mean over the requests that completed).</li>
  *   <li>Peak level m = the qualified level with the largest TP_n (the lowest such level on a tie).</li>
@@ -58,29 +65,35 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
 
     private SctResult decide(List<Sample> window) {
         int width = config.levelWidth();
-        TreeMap<Integer, Accumulator> byLevel = new TreeMap<>();
+        TreeMap<Integer, Accumulator> raw = new TreeMap<>();
         for (Sample s : window) {
             int level = (int) Math.min(Integer.MAX_VALUE, width * Math.round(s.concurrency() / width));
             if (level > 0) {
-                byLevel.computeIfAbsent(level, l -> new Accumulator()).add(s);
+                raw.computeIfAbsent(level, l -> new Accumulator(l)).add(s);
             }
         }
-        List<Integer> levelsInOrder = new ArrayList<>(byLevel.keySet());
+        TreeMap<Integer, Accumulator> byLevel = new TreeMap<>();
         List<Integer> qualified = new ArrayList<>();
-        for (Integer level : levelsInOrder) {
-            if (byLevel.get(level).count >= config.minSamplesPerLevel()) {
-                qualified.add(level);
+        Accumulator group = null;
+        for (Accumulator level : raw.values()) {
+            if (group == null) {
+                group = level;
+            } else {
+                group.merge(level);
+            }
+            if (group.count >= config.minSamplesPerLevel()) {
+                int key = group.representativeLevel(width);
+                byLevel.put(key, group);
+                qualified.add(key);
+                group = null;
             }
         }
-        if (qualified.size() < config.minLevels()) {
-            String reason = String.format(Locale.ROOT,
-                    "only %d concurrency level(s) with at least %d samples each among %d samples; need %d levels",
-                    qualified.size(), config.minSamplesPerLevel(), window.size(), config.minLevels());
-            return new SctResult(Verdict.INSUFFICIENT_DATA, OptionalInt.empty(), OptionalInt.empty(),
-                    OptionalInt.empty(), OptionalDouble.empty(), reason, window.size(),
-                    stats(byLevel, qualified, null));
+        if (group != null) {
+            byLevel.put(group.representativeLevel(width), group);
         }
-
+        if (qualified.isEmpty()) {
+            return insufficient(window, byLevel, qualified);
+        }
         int peak = qualified.get(0);
         for (Integer level : qualified) {
             if (byLevel.get(level).meanThroughput() > byLevel.get(peak).meanThroughput()) {
@@ -88,6 +101,10 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
             }
         }
         Accumulator top = byLevel.get(peak);
+        int highest = qualified.get(qualified.size() - 1);
+        if (qualified.size() < config.minLevels()) {
+            return probe(window, byLevel, qualified, peak);
+        }
 
         int peakIndex = qualified.indexOf(peak);
         int lowerIndex = peakIndex;
@@ -109,20 +126,18 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
         }
         int qLower = qualified.get(lowerIndex);
         int qUpper = qualified.get(upperIndex);
-        Accumulator plateau = new Accumulator();
+        Accumulator plateau = new Accumulator(qLower);
         for (int i = lowerIndex; i <= upperIndex; i++) {
             plateau.merge(byLevel.get(qualified.get(i)));
         }
         double plateauThroughput = plateau.meanThroughput();
         List<LevelStats> levels = stats(byLevel, qualified, top);
 
-        int highest = qualified.get(qualified.size() - 1);
         if (qLower == highest) {
             Accumulator atHighest = byLevel.get(highest);
             double waiting = atHighest.meanWaiting();
             if (waiting >= config.waitingThreshold()) {
-                int step = (int) Math.min(config.exploreMaxStep(),
-                        Math.max(1, Math.ceil(highest * config.exploreFraction())));
+                int step = exploreStep(highest);
                 String reason = String.format(Locale.ROOT,
                         "throughput still rises at the highest observed level %d (%.1f/s) while %.2f requests wait"
                                 + " on average; exploring %d",
@@ -154,6 +169,58 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
                 OptionalInt.of(qLower), OptionalDouble.of(plateauThroughput), reason, window.size(), levels);
     }
 
+    /**
+     * Too few levels to place a plateau. A reservation that binds pins the concurrency to a level or two, so
+     * waiting for more levels would freeze the tuner: when requests wait at the highest level, step once towards
+     * where throughput looks higher, or down from a single pinned level (less contention, and the next window,
+     * which still holds this one's samples, compares the two).
+     */
+    private SctResult probe(List<Sample> window, TreeMap<Integer, Accumulator> byLevel, List<Integer> qualified,
+            int peak) {
+        int lowest = qualified.get(0);
+        int highest = qualified.get(qualified.size() - 1);
+        Accumulator atHighest = byLevel.get(highest);
+        if (atHighest.meanWaiting() < config.waitingThreshold()) {
+            return insufficient(window, byLevel, qualified);
+        }
+        int next;
+        String why;
+        if (qualified.size() == 1 && highest > 1) {
+            next = Math.max(1, highest - exploreStep(highest));
+            why = "the concurrency is pinned at " + highest;
+        } else if (peak == highest) {
+            next = highest + exploreStep(highest);
+            why = "throughput is highest at the highest level, " + highest;
+        } else if (peak == lowest) {
+            next = Math.max(1, lowest - exploreStep(lowest));
+            why = "throughput is highest at the lowest level, " + lowest;
+        } else {
+            return insufficient(window, byLevel, qualified);
+        }
+        Accumulator top = byLevel.get(peak);
+        String reason = String.format(Locale.ROOT,
+                "only %d concurrency level(s) with at least %d samples each; %s (%.1f/s) and %.2f requests wait"
+                        + " at %d on average; exploring %d",
+                qualified.size(), config.minSamplesPerLevel(), why, top.meanThroughput(), atHighest.meanWaiting(),
+                highest, next);
+        return new SctResult(Verdict.EXPLORE, OptionalInt.of(peak), OptionalInt.of(peak), OptionalInt.of(next),
+                OptionalDouble.of(top.meanThroughput()), reason, window.size(), stats(byLevel, qualified, top));
+    }
+
+    private SctResult insufficient(List<Sample> window, TreeMap<Integer, Accumulator> byLevel,
+            List<Integer> qualified) {
+        String reason = String.format(Locale.ROOT,
+                "only %d concurrency level(s) with at least %d samples each among %d samples; need %d levels",
+                qualified.size(), config.minSamplesPerLevel(), window.size(), config.minLevels());
+        return new SctResult(Verdict.INSUFFICIENT_DATA, OptionalInt.empty(), OptionalInt.empty(),
+                OptionalInt.empty(), OptionalDouble.empty(), reason, window.size(),
+                stats(byLevel, qualified, null));
+    }
+
+    private int exploreStep(int highest) {
+        return (int) Math.min(config.exploreMaxStep(), Math.max(1, Math.ceil(highest * config.exploreFraction())));
+    }
+
     private boolean onPlateau(Accumulator level, Accumulator peak) {
         double shortfall = peak.meanThroughput() - level.meanThroughput();
         double noise = config.confidenceZ() * Math.sqrt(level.squaredStandardError() + peak.squaredStandardError());
@@ -165,15 +232,18 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
         List<LevelStats> out = new ArrayList<>(byLevel.size());
         byLevel.forEach((level, a) -> {
             boolean isQualified = qualified.contains(level);
-            out.add(new LevelStats(level, a.count, a.meanThroughput(), Math.sqrt(a.squaredStandardError()),
+            out.add(new LevelStats(level, a.fromLevel, a.toLevel, a.count, a.meanThroughput(), Math.sqrt(a.squaredStandardError()),
                     a.meanResponseTimeMillis(), a.meanWaiting(), isQualified,
                     isQualified && peak != null && onPlateau(a, peak)));
         });
         return out;
     }
 
-    /** Running sums of one level; Welford's update keeps the variance exact enough for long windows. */
+    /** Running sums of one level or group of levels; Welford's update keeps the variance accurate. */
     private static final class Accumulator {
+        final int fromLevel;
+        int toLevel;
+        double levelSum;
         int count;
         double mean;
         double m2;
@@ -181,7 +251,17 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
         double throughputSum;
         double waitingSum;
 
+        Accumulator(int level) {
+            this.fromLevel = level;
+            this.toLevel = level;
+        }
+
+        int representativeLevel(int width) {
+            return (int) (width * Math.round(levelSum / count / width));
+        }
+
         void add(Sample s) {
+            levelSum += toLevel;
             count++;
             double delta = s.throughput() - mean;
             mean += delta / count;
@@ -195,6 +275,8 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
             if (o.count == 0) {
                 return;
             }
+            toLevel = Math.max(toLevel, o.toLevel);
+            levelSum += o.levelSum;
             int total = count + o.count;
             double delta = o.mean - mean;
             mean += delta * o.count / total;
