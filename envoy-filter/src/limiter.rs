@@ -134,8 +134,8 @@ impl<H: Host> Worker<H> {
         if class >= self.config.reservations.len() || self.requests.contains_key(&context) {
             return Decision::Continue;
         }
-        let now = self.host.now_ms();
         if self.pauses(class) {
+            let now = self.host.now_ms();
             // Requests held earlier go first, so one arriving just as the pause ends cannot overtake them.
             let others_held = !self.held.is_empty();
             if others_held || matches!(self.pass_gate(now), Gate::Closed { .. }) {
@@ -151,7 +151,7 @@ impl<H: Host> Worker<H> {
                 return self.take_decision(context, effects);
             }
         }
-        self.admit_or_queue(context, class, now, effects)
+        self.admit_or_queue(context, class, effects)
     }
 
     /// The stream ended, however it ended; releases its slot (once) or takes it out of its queue.
@@ -228,7 +228,7 @@ impl<H: Host> Worker<H> {
             let Some(request) = self.requests.remove(&context) else {
                 continue;
             };
-            match self.admit_or_queue(context, request.class, now, effects) {
+            match self.admit_or_queue(context, request.class, effects) {
                 Decision::Continue => effects.push(Effect::Resume { context }),
                 Decision::Reject { reservation } => effects.push(Effect::Reject { context, reservation }),
                 Decision::Wait => {}
@@ -248,7 +248,7 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    fn admit_or_queue(&mut self, context: u32, class: usize, now: u64, effects: &mut Vec<Effect>) -> Decision {
+    fn admit_or_queue(&mut self, context: u32, class: usize, effects: &mut Vec<Effect>) -> Decision {
         // Waiters of this path on this worker go first.
         if self.queues[class].is_empty() {
             if let Some(permit) = self.try_acquire(class) {
@@ -261,7 +261,8 @@ impl<H: Host> Worker<H> {
             self.host.add(class, Metric::RejectedQueueFull, 1);
             return Decision::Reject { reservation: class };
         }
-        let deadline_ms = now.saturating_add(reservation.queue_timeout_ms);
+        // The clock is read only here and for pauses: it is a hostcall, and most requests never wait.
+        let deadline_ms = self.host.now_ms().saturating_add(reservation.queue_timeout_ms);
         self.queues[class].push_back(context);
         self.requests.insert(context, Request { class, state: State::Waiting { deadline_ms } });
         self.host.add(class, Metric::Queued, 1);

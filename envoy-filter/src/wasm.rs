@@ -148,6 +148,13 @@ fn apply(effects: Vec<Effect>, worker: &SharedWorker, current: Option<u32>) {
     }
 }
 
+/// [`apply`], skipping the hostcalls when there is nothing to do (the common case).
+fn apply_any(effects: Vec<Effect>, worker: &SharedWorker, current: Option<u32>) {
+    if !effects.is_empty() {
+        apply(effects, worker, current);
+    }
+}
+
 fn refusal(config: &Config, reservation: usize) -> (String, String) {
     let name = config.reservations.get(reservation).map(|r| r.name.clone()).unwrap_or_default();
     (config.retry_after_s.to_string(), name)
@@ -208,7 +215,7 @@ impl RootContext for Root {
             worker.on_tick(&mut effects);
             worker.host().flush_metrics();
         }
-        apply(effects, &self.worker, None);
+        apply_any(effects, &self.worker, None);
     }
 
     fn create_http_context(&self, context_id: u32) -> Option<Box<dyn HttpContext>> {
@@ -233,7 +240,7 @@ impl Stream {
                 worker.on_stream_end(self.id, &mut effects);
             }
         }
-        apply(effects, &self.worker, Some(self.id));
+        apply_any(effects, &self.worker, Some(self.id));
     }
 }
 
@@ -264,20 +271,20 @@ impl HttpContext for Stream {
         let outcome = match self.worker.try_borrow_mut() {
             Ok(mut guard) => guard.as_mut().map(|worker| {
                 let class = classify(worker.config(), &Headers);
-                let decision = worker.on_request(self.id, class, &mut effects);
-                (decision, refusal(worker.config(), class))
+                match worker.on_request(self.id, class, &mut effects) {
+                    Decision::Continue => Action::Continue,
+                    Decision::Wait => Action::Pause,
+                    Decision::Reject { reservation } => {
+                        // Sent after the worker is let go: the local reply may end the stream right away.
+                        effects.push(Effect::Reject { context: self.id, reservation });
+                        Action::Pause
+                    }
+                }
             }),
             Err(_) => None,
         };
-        apply(effects, &self.worker, Some(self.id));
-        match outcome {
-            None | Some((Decision::Continue, _)) => Action::Continue,
-            Some((Decision::Wait, _)) => Action::Pause,
-            Some((Decision::Reject { .. }, (retry_after, path))) => {
-                send_refusal(&retry_after, &path);
-                Action::Pause
-            }
-        }
+        apply_any(effects, &self.worker, Some(self.id));
+        outcome.unwrap_or(Action::Continue)
     }
 
     fn on_log(&mut self) {
@@ -294,8 +301,6 @@ impl Drop for Stream {
                 worker.on_stream_end(self.id, &mut effects);
             }
         }
-        if !effects.is_empty() {
-            apply(effects, &self.worker, None);
-        }
+        apply_any(effects, &self.worker, None);
     }
 }
