@@ -82,6 +82,13 @@ class PathFenceFilterTests {
 	}
 
 	@Test
+	void asyncHandlerWorkRunsOnTheExecutorUnderTheRequestsPath() throws Exception {
+		HttpResponse<String> response = get("/orders/async");
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.body()).startsWith("annotated on pathfence-");
+	}
+
+	@Test
 	void fullQueueIsAnsweredAtOnceWithProblemDetails() throws Exception {
 		CompletableFuture<HttpResponse<String>> holder = getAsync("/gate/1");
 		awaitFigures("gate", 1, 0);
@@ -217,6 +224,12 @@ class PathFenceFilterTests {
 			@PostMapping("/orders")
 			String placeOrder() {
 				return CurrentPath.get();
+			}
+
+			@GetMapping("/orders/async")
+			@FencedPath("annotated")
+			java.util.concurrent.Callable<String> asyncOrders() {
+				return () -> CurrentPath.get() + " on " + Thread.currentThread().getName();
 			}
 
 			@GetMapping("/annotated/{id}")
