@@ -294,13 +294,7 @@ impl HttpContext for Stream {
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        // on_log and on_done already released; this only matters if Envoy skipped both.
-        let mut effects = Vec::new();
-        if let Ok(mut guard) = self.worker.try_borrow_mut() {
-            if let Some(worker) = guard.as_mut() {
-                worker.on_stream_end(self.id, &mut effects);
-            }
-        }
-        apply_any(effects, &self.worker, None);
+        // on_log and on_done have released already; this only matters if Envoy skipped both.
+        self.end();
     }
 }

@@ -55,9 +55,11 @@ fn a_stalled_path_cannot_take_the_threads_of_another_path() {
     let _serial = exclusive();
 
     let (control, control_envoy, control_upstream) = stalled_a_scenario(&bin, None);
+    let control_a_threads = control_upstream.max_in_flight("a");
     drop(control_envoy);
     drop(control_upstream);
-    let (fenced, envoy, _upstream) = stalled_a_scenario(&bin, Some(FENCE));
+    let (fenced, envoy, upstream) = stalled_a_scenario(&bin, Some(FENCE));
+    let fenced_a_threads = upstream.max_in_flight("a");
 
     let a_rejected: Vec<&Outcome> = fenced.a.iter().filter(|o| o.status == 503).collect();
     let a_rejected_latencies: Vec<Duration> = a_rejected.iter().map(|o| o.latency).collect();
@@ -71,7 +73,11 @@ fn a_stalled_path_cannot_take_the_threads_of_another_path() {
         quantile_ms(&a_rejected_latencies, 0.99)
     );
 
-    // The control must fail the very assertion the fenced run passes, or the scenario proves nothing.
+    println!("most upstream threads path A held at once: {control_a_threads} without the filter, {fenced_a_threads} with it (limit 4)");
+
+    // The control must fail the very assertions the fenced run passes, or the scenario proves nothing.
+    assert!(control_a_threads > 4, "without the filter A should take more than 4 threads, took {control_a_threads}");
+    assert!(fenced_a_threads <= 4, "A held {fenced_a_threads} upstream threads, over its limit of 4, across 2 workers");
     assert!(
         control.b_p99_ms > B_P99_BOUND_MS,
         "without the filter path B should degrade, but its p99 was {:.1} ms",
@@ -103,6 +109,10 @@ fn a_stalled_path_cannot_take_the_threads_of_another_path() {
     let refused = stats["wasmcustom.pathfence.a.rejected_queue_full"] + stats["wasmcustom.pathfence.a.rejected_timeout"];
     assert_eq!(refused as usize, a_rejected.len());
     assert_eq!(stats["wasmcustom.pathfence.b.admitted"] as usize, fenced.b.len());
+    // Both workers took connections, so the limit held across threads, not within one.
+    let workers = envoy.stats("downstream_cx_total");
+    let busy = workers.iter().filter(|(k, v)| k.contains(".worker_") && **v > 0).count();
+    assert_eq!(busy, 2, "expected both Envoy workers to serve: {workers:?}");
     let prometheus = envoy.prometheus();
     let a_lines: Vec<&str> = prometheus.lines().filter(|l| l.contains("pathfence_a_") && !l.starts_with('#')).collect();
     println!("/stats/prometheus: {a_lines:?}");

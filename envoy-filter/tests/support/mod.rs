@@ -291,24 +291,52 @@ pub struct Upstream {
     pub port: u16,
     stop: Arc<AtomicBool>,
     accept: Option<thread::JoinHandle<()>>,
+    in_flight: Arc<InFlight>,
 }
 
 type Job = (TcpStream, String);
+
+/// Requests being served, per first path segment: now and at most.
+#[derive(Default)]
+struct InFlight(Mutex<HashMap<String, (usize, usize)>>);
+
+impl InFlight {
+    fn segment(path: &str) -> String {
+        path.split('/').nth(1).unwrap_or("").to_string()
+    }
+
+    fn enter(&self, path: &str) {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let e = m.entry(Self::segment(path)).or_default();
+        e.0 += 1;
+        e.1 = e.1.max(e.0);
+    }
+
+    fn leave(&self, path: &str) {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = m.get_mut(&Self::segment(path)) {
+            e.0 = e.0.saturating_sub(1);
+        }
+    }
+}
 
 impl Upstream {
     pub fn start(workers: Option<usize>, service_time: fn(&str) -> Duration) -> Upstream {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let stop = Arc::new(AtomicBool::new(false));
+        let in_flight = Arc::new(InFlight::default());
         let pool = workers.map(|n| {
             let (tx, rx) = mpsc::channel::<Job>();
             let rx = Arc::new(Mutex::new(rx));
             for _ in 0..n {
-                let (rx, stop) = (Arc::clone(&rx), Arc::clone(&stop));
+                let (rx, stop, in_flight) = (Arc::clone(&rx), Arc::clone(&stop), Arc::clone(&in_flight));
                 thread::spawn(move || loop {
                     let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     let Ok((stream, path)) = job else { return };
+                    in_flight.enter(&path);
                     serve(stream, &path, service_time, &stop);
+                    in_flight.leave(&path);
                 });
             }
             tx
@@ -328,7 +356,12 @@ impl Upstream {
                     .ok();
             }
         });
-        Upstream { port, stop, accept: Some(accept) }
+        Upstream { port, stop, accept: Some(accept), in_flight }
+    }
+
+    /// The most requests under `/<segment>` that the worker pool served at once (pooled upstreams only).
+    pub fn max_in_flight(&self, segment: &str) -> usize {
+        self.in_flight.0.lock().unwrap_or_else(|e| e.into_inner()).get(segment).map(|e| e.1).unwrap_or(0)
     }
 }
 
