@@ -7,8 +7,10 @@ public enum Verdict {
     PLATEAU(true),
 
     /**
-     * Throughput still rises at the highest observed level while requests wait for a permit: the reservation is
-     * what holds throughput back, so the recommendation is a bounded increase above that level.
+     * The window cannot settle the range, but requests wait for a permit, so the reservation is what holds the path
+     * back: the recommendation is one bounded step to a level not seen yet. Up when throughput still rises at the
+     * highest observed level; down when the concurrency is pinned to a single level, or when throughput is highest at
+     * the lowest of too few levels. The next window, which still holds this one's samples, compares.
      */
     EXPLORE(true),
 
