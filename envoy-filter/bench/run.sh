@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of the filter's overhead (not a test): Envoy with and without the filter, side by side in one run,
-# at a moderate and a saturating load. Usage: envoy-filter/bench/run.sh [seconds per run, default 8]
+# at a moderate and a saturating load. Usage: envoy-filter/bench/run.sh [seconds per run, default 3] [rounds, default 5]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 source "$here/../scripts/env.sh"

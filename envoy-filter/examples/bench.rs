@@ -1,7 +1,7 @@
 //! Benchmark, not a test: requests through Envoy (`--concurrency 2`) to a loopback upstream that answers at
 //! once, with and without the filter, side by side in one run, at a moderate and at a saturating load.
 //!
-//! Run with `bench/run.sh` (or `cargo run --release --example bench -- [seconds per run]`).
+//! Run with `bench/run.sh [seconds per run] [rounds]` (or `cargo run --release --example bench -- ...`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../tests/support/mod.rs"]
@@ -109,59 +109,75 @@ fn run(port: u16, seconds: u64, connections: usize, rate: Option<f64>) -> Measur
 
 fn row(load: &str, variant: &str, m: &Measure) {
     println!(
-        "| {load:<10} | {variant:<14} | {:>10.0} | {:>8.0} | {:>8.0} | {:>6} |",
+        "| {load:<18} | {variant:<14} | {:>12.0} | {:>8.0} | {:>8.0} | {:>6} |",
         m.throughput, m.p50_us, m.p99_us, m.errors
     );
 }
 
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Medians over the rounds, so that a burst of background load in one round does not decide the result.
+fn summary(runs: &[Measure]) -> Measure {
+    Measure {
+        throughput: median(runs.iter().map(|m| m.throughput).collect()),
+        p50_us: median(runs.iter().map(|m| m.p50_us).collect()),
+        p99_us: median(runs.iter().map(|m| m.p99_us).collect()),
+        errors: runs.iter().map(|m| m.errors).sum(),
+    }
+}
+
+/// Runs `rounds` pairs, alternating which variant goes first; returns (without, with, per-round ratios).
+fn compare(rounds: usize, mut measure: impl FnMut(bool) -> Measure) -> (Measure, Measure, f64, f64) {
+    let (mut plain, mut fenced) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        for with_filter in [round % 2 == 1, round % 2 == 0] {
+            let m = measure(with_filter);
+            if with_filter { fenced.push(m) } else { plain.push(m) }
+        }
+    }
+    let ratio = median(plain.iter().zip(&fenced).map(|(p, f)| f.throughput / p.throughput).collect());
+    let added = median(plain.iter().zip(&fenced).map(|(p, f)| f.p50_us - p.p50_us).collect());
+    (summary(&plain), summary(&fenced), ratio, added)
+}
+
 fn main() {
-    let seconds: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(8).clamp(1, 60);
+    let seconds: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(3).clamp(1, 60);
+    let rounds: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(5).clamp(1, 20);
     let Some(bin) = envoy_bin("bench") else { std::process::exit(2) };
     let upstream = Upstream::start(None, |_| Duration::ZERO);
     let plain = Envoy::start(&bin, upstream.port, None).unwrap();
     // PATHFENCE_BENCH_CONFIG swaps in another filter configuration, to see where the cost goes.
     let config = std::env::var("PATHFENCE_BENCH_CONFIG").unwrap_or_else(|_| CONFIG.to_string());
     let fenced = Envoy::start(&bin, upstream.port, Some(&config)).unwrap();
-    eprintln!("bench: {seconds} s per run, Envoy --concurrency 2, {SATURATING_CONNECTIONS} connections closed-loop (saturating), {MODERATE_CONNECTIONS} connections paced (moderate)");
+    eprintln!(
+        "bench: {rounds} rounds of {seconds} s per variant and load, Envoy --concurrency 2, \
+         {SATURATING_CONNECTIONS} connections closed-loop (saturating), {MODERATE_CONNECTIONS} connections paced (moderate)"
+    );
+    let port = |with_filter: bool| if with_filter { fenced.port } else { plain.port };
 
-    // Saturating first, without then with, then again in the other order, so drift hits both alike.
-    let s1 = saturating(plain.port, seconds);
-    let f1 = saturating(fenced.port, seconds);
-    let f2 = saturating(fenced.port, seconds);
-    let s2 = saturating(plain.port, seconds);
-    let mean = |a: &Measure, b: &Measure| Measure {
-        throughput: (a.throughput + b.throughput) / 2.0,
-        p50_us: (a.p50_us + b.p50_us) / 2.0,
-        p99_us: (a.p99_us + b.p99_us) / 2.0,
-        errors: a.errors + b.errors,
-    };
-    let (sat_plain, sat_fenced) = (mean(&s1, &s2), mean(&f1, &f2));
-
+    let (sat_plain, sat_fenced, sat_ratio, sat_added) = compare(rounds, |f| saturating(port(f), seconds));
     // Moderate: a quarter of what Envoy without the filter sustained.
     let rate = (sat_plain.throughput * 0.25).max(100.0);
-    let m1 = moderate(plain.port, seconds, rate);
-    let g1 = moderate(fenced.port, seconds, rate);
-    let g2 = moderate(fenced.port, seconds, rate);
-    let m2 = moderate(plain.port, seconds, rate);
-    let (mod_plain, mod_fenced) = (mean(&m1, &m2), mean(&g1, &g2));
+    let (mod_plain, mod_fenced, mod_ratio, mod_added) = compare(rounds, |f| moderate(port(f), seconds, rate));
 
-    let stats = fenced.stats("pathfence.catalog");
+    let admitted = fenced.stats("pathfence.catalog.admitted");
     println!();
-    println!("| load       | variant        | throughput/s | p50 (us) | p99 (us) | errors |");
-    println!("|------------|----------------|-----------:|---------:|---------:|-------:|");
+    println!("| load               | variant        | throughput/s | p50 (us) | p99 (us) | errors |");
+    println!("|--------------------|----------------|-------------:|---------:|---------:|-------:|");
     let moderate_label = format!("moderate {rate:.0}/s");
     row(&moderate_label, "without filter", &mod_plain);
     row(&moderate_label, "with filter", &mod_fenced);
     row("saturating", "without filter", &sat_plain);
     row("saturating", "with filter", &sat_fenced);
     println!();
-    for (label, plain, fenced) in [("moderate", &mod_plain, &mod_fenced), ("saturating", &sat_plain, &sat_fenced)] {
-        let loss = (1.0 - fenced.throughput / plain.throughput) * 100.0;
-        let added = fenced.p50_us - plain.p50_us;
+    for (label, ratio, added) in [("moderate", mod_ratio, mod_added), ("saturating", sat_ratio, sat_added)] {
         println!(
-            "{label}: throughput with/without = {:.3} ({loss:.1} % loss, target <= 10 %), added median latency = {added:.0} us (target <= 50 us)",
-            fenced.throughput / plain.throughput
+            "{label}: throughput with/without = {ratio:.3} ({:.1} % loss, target <= 10 %), added median latency = {added:.0} us (target <= 50 us)  [medians of per-round differences]",
+            (1.0 - ratio) * 100.0
         );
     }
-    println!("filter admitted {} requests on path catalog", stats.get("wasmcustom.pathfence.catalog.admitted").copied().unwrap_or(0));
+    println!("filter admitted {:?} requests on path catalog", admitted.values().next());
 }
