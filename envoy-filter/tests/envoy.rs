@@ -12,8 +12,10 @@ use support::*;
 const UPSTREAM_WORKERS: usize = 8;
 const A_STALL: Duration = Duration::from_millis(500);
 const B_WORK: Duration = Duration::from_millis(5);
-/// The bound asserted on path B's p99, with and without the filter.
-const B_P99_BOUND_MS: f64 = 500.0;
+/// The bounds asserted on path B's latency, with and without the filter. Unloaded, B takes about 10 ms with
+/// the filter and seconds without; the bounds leave room for a machine busy with other builds.
+const B_P99_BOUND_MS: f64 = 1000.0;
+const B_MEDIAN_BOUND_MS: f64 = 100.0;
 
 fn stalling_a(path: &str) -> Duration {
     if path.starts_with("/a") {
@@ -32,6 +34,7 @@ const FENCE: &str = r#"{
 
 struct Run {
     b_p99_ms: f64,
+    b_median_ms: f64,
     a: Vec<Outcome>,
     b: Vec<Outcome>,
 }
@@ -45,7 +48,7 @@ fn stalled_a_scenario(bin: &std::path::Path, filter: Option<&str>) -> (Run, Envo
     let outcomes = open_loop(envoy.port, &schedule, Duration::from_secs(5));
     let (a, b): (Vec<_>, Vec<_>) = outcomes.into_iter().partition(|o| o.path.starts_with("/a"));
     let b_latencies: Vec<Duration> = b.iter().map(|o| o.latency).collect();
-    let run = Run { b_p99_ms: quantile_ms(&b_latencies, 0.99), a, b };
+    let run = Run { b_p99_ms: quantile_ms(&b_latencies, 0.99), b_median_ms: quantile_ms(&b_latencies, 0.5), a, b };
     (run, envoy, upstream)
 }
 
@@ -65,9 +68,12 @@ fn a_stalled_path_cannot_take_the_threads_of_another_path() {
     let a_rejected_latencies: Vec<Duration> = a_rejected.iter().map(|o| o.latency).collect();
     println!(
         "path B p99: {:.1} ms without the filter, {:.1} ms with it (bound {B_P99_BOUND_MS} ms); \
+         median {:.1} ms without, {:.1} ms with (bound {B_MEDIAN_BOUND_MS} ms); \
          path A: {} of {} refused with 503, refusal p99 {:.1} ms",
         control.b_p99_ms,
         fenced.b_p99_ms,
+        control.b_median_ms,
+        fenced.b_median_ms,
         a_rejected.len(),
         fenced.a.len(),
         quantile_ms(&a_rejected_latencies, 0.99)
@@ -88,12 +94,14 @@ fn a_stalled_path_cannot_take_the_threads_of_another_path() {
         "with the filter path B's p99 should stay under {B_P99_BOUND_MS} ms, was {:.1} ms",
         fenced.b_p99_ms
     );
+    assert!(control.b_median_ms > B_MEDIAN_BOUND_MS, "without the filter B's median should degrade too");
+    assert!(fenced.b_median_ms <= B_MEDIAN_BOUND_MS, "with the filter B's median was {:.1} ms", fenced.b_median_ms);
     assert!(fenced.b.iter().all(|o| o.status == 200), "no request of path B may be refused");
 
     // A's overflow is refused, fast, and named.
     assert!(a_rejected.len() * 2 >= fenced.a.len(), "most of A's overflow should be refused");
     assert!(a_rejected.iter().all(|o| o.fenced_path.as_deref() == Some("a")));
-    assert!(quantile_ms(&a_rejected_latencies, 0.99) < 400.0, "refusals should come within the 100 ms queue timeout");
+    assert!(quantile_ms(&a_rejected_latencies, 0.99) < 600.0, "refusals should come soon after the 100 ms queue timeout");
     assert!(fenced.a.iter().all(|o| o.status == 200 || o.status == 503));
 
     // After the load every gauge drains back to zero, on both workers.
@@ -198,7 +206,7 @@ fn an_injected_pause_shows_up_as_the_configured_stall() {
     );
     assert!(outcomes.iter().all(|o| o.status == 200));
     // The longest wait on a is one pause: at least most of it, and not much more.
-    assert!((250.0..=600.0).contains(&ms("/a", 1.0)), "a's max latency {:.1} ms is not one 300 ms pause", ms("/a", 1.0));
+    assert!((250.0..=800.0).contains(&ms("/a", 1.0)), "a's max latency {:.1} ms is not one 300 ms pause", ms("/a", 1.0));
     assert!(a_delayed >= 10, "only {a_delayed} requests of a were held");
     // About 15 of every 35 requests of a arrive during a pause, so a's p90 is deep in it; b, not listed, is the
     // control in the same run and must fail that same check.
