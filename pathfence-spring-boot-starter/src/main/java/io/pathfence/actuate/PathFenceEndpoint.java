@@ -1,6 +1,7 @@
 package io.pathfence.actuate;
 
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -9,6 +10,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFigures;
+import io.pathfence.tuning.PathTuner;
+import io.pathfence.tuning.TuningDecision;
 
 /**
  * The {@code pathfence} actuator endpoint: every reservation's figures, and a write operation that resizes a
@@ -19,13 +22,21 @@ public class PathFenceEndpoint {
 
 	private final PathFence fence;
 
-	public PathFenceEndpoint(PathFence fence) {
+	private final PathTuner tuner;
+
+	/**
+	 * @param fence the reservations
+	 * @param tuner the online tuner, or {@code null} when tuning is off
+	 */
+	public PathFenceEndpoint(PathFence fence, PathTuner tuner) {
 		this.fence = fence;
+		this.tuner = tuner;
 	}
 
 	@ReadOperation
 	public FenceDescriptor fence() {
-		return new FenceDescriptor(this.fence.poolSize(), this.fence.figures());
+		return new FenceDescriptor(this.fence.poolSize(), this.fence.figures(),
+				(this.tuner != null) ? this.tuner.decisions() : null);
 	}
 
 	@ReadOperation
@@ -51,8 +62,9 @@ public class PathFenceEndpoint {
 	 *
 	 * @param poolSize permits the reservations share
 	 * @param paths every reservation, paths first and local last
+	 * @param tuning each tuned path's latest decision; absent when tuning is off
 	 */
-	public record FenceDescriptor(int poolSize, List<PathFigures> paths) {
+	public record FenceDescriptor(int poolSize, List<PathFigures> paths, Map<String, TuningDecision> tuning) {
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.pathfence.actuate;
 
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 import io.micrometer.core.instrument.Gauge;
@@ -8,18 +9,28 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFigures;
+import io.pathfence.tuning.PathTuner;
+import io.pathfence.tuning.TuningDecision;
 
 /**
  * Gauges of each reservation, tagged {@code path}: {@code pathfence.path.permits}, {@code .active},
  * {@code .queued} and {@code .borrowed} (for a path, its permits lent to local tasks; for {@code local}, the
- * permits its tasks borrowed).
+ * permits its tasks borrowed). With tuning on, also {@code pathfence.tuning.q.lower}, {@code .q.upper} and
+ * {@code .recommended} of each path's latest decision.
  */
 public class PathFenceMeterBinder implements MeterBinder {
 
 	private final PathFence fence;
 
-	public PathFenceMeterBinder(PathFence fence) {
+	private final PathTuner tuner;
+
+	/**
+	 * @param fence the reservations
+	 * @param tuner the online tuner, or {@code null} when tuning is off
+	 */
+	public PathFenceMeterBinder(PathFence fence, PathTuner tuner) {
 		this.fence = fence;
+		this.tuner = tuner;
 	}
 
 	@Override
@@ -30,7 +41,27 @@ public class PathFenceMeterBinder implements MeterBinder {
 			gauge(registry, "pathfence.path.queued", path, PathFigures::queued, "Tasks of the path waiting for a permit");
 			gauge(registry, "pathfence.path.borrowed", path, PathFigures::borrowed,
 					"Permits lent to local tasks (for local: permits its tasks borrowed)");
+			if (this.tuner != null && !PathFence.LOCAL.equals(path)) {
+				tuningGauge(registry, "pathfence.tuning.q.lower", path, TuningDecision::qLower,
+						"Lower end of the path's rational concurrency range in the latest window");
+				tuningGauge(registry, "pathfence.tuning.q.upper", path, TuningDecision::qUpper,
+						"Upper end of the path's rational concurrency range in the latest window");
+				tuningGauge(registry, "pathfence.tuning.recommended", path, TuningDecision::recommended,
+						"Reservation SCT recommended for the path in the latest window");
+			}
 		}
+	}
+
+	private void tuningGauge(MeterRegistry registry, String name, String path,
+			Function<TuningDecision, Integer> figure, String description) {
+		Gauge.builder(name, this.tuner, (tuner) -> tuner.decision(path)
+			.map(figure)
+			.map(Integer::doubleValue)
+			.orElse(Double.NaN))
+			.tag("path", path)
+			.description(description)
+			.strongReference(true)
+			.register(registry);
 	}
 
 	private void gauge(MeterRegistry registry, String name, String path, ToIntFunction<PathFigures> figure,

@@ -22,6 +22,20 @@ final class CompositePathFenceListener implements PathFenceListener {
 	}
 
 	@Override
+	public void onQueued(String path) {
+		for (PathFenceListener listener : this.listeners) {
+			listener.onQueued(path);
+		}
+	}
+
+	@Override
+	public void onDequeued(String path) {
+		for (PathFenceListener listener : this.listeners) {
+			listener.onDequeued(path);
+		}
+	}
+
+	@Override
 	public void onGranted(String path, long waitNanos) {
 		for (PathFenceListener listener : this.listeners) {
 			listener.onGranted(path, waitNanos);

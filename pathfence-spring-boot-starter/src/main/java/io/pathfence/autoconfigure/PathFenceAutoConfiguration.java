@@ -33,7 +33,7 @@ import io.pathfence.task.FencedPathAdvisingPostProcessor;
 @ConditionalOnBooleanProperty(name = "pathfence.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PathFenceProperties.class)
 @Import({ PathFenceExecutorConfigurations.PlatformThreadsConfiguration.class,
-		PathFenceExecutorConfigurations.VirtualThreadsConfiguration.class })
+		PathFenceExecutorConfigurations.VirtualThreadsConfiguration.class, PathFenceTuningConfiguration.class })
 public final class PathFenceAutoConfiguration {
 
 	@Bean

@@ -1,5 +1,6 @@
 package io.pathfence.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -10,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 
 import io.pathfence.actuate.PathFenceEndpoint;
 import io.pathfence.core.PathFence;
+import io.pathfence.tuning.PathTuner;
 
 /**
  * The {@code pathfence} actuator endpoint, when the actuator is on the classpath and the endpoint is available.
@@ -22,8 +24,8 @@ public final class PathFenceEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PathFenceEndpoint pathFenceEndpoint(PathFence fence) {
-		return new PathFenceEndpoint(fence);
+	PathFenceEndpoint pathFenceEndpoint(PathFence fence, ObjectProvider<PathTuner> tuner) {
+		return new PathFenceEndpoint(fence, tuner.getIfAvailable());
 	}
 
 }

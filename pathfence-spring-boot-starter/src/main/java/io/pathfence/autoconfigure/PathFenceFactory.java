@@ -77,9 +77,41 @@ final class PathFenceFactory {
 		}
 		nonNegative("pathfence.local.max-queue", local.getMaxQueue());
 		nonNegative("pathfence.local.queue-timeout", local.getQueueTimeout());
+		checkTuning(properties.getTuning(), properties.getPoolSize());
 		if (properties.getRetryAfter() == null || properties.getRetryAfter().isNegative()) {
 			throw new InvalidPathFenceConfigurationException("pathfence.retry-after", properties.getRetryAfter(),
 					"a duration of 0 or more");
+		}
+	}
+
+	private static void checkTuning(PathFenceProperties.Tuning tuning, int poolSize) {
+		positive("pathfence.tuning.interval", tuning.getInterval());
+		positive("pathfence.tuning.window", tuning.getWindow());
+		if (tuning.getWindow().compareTo(tuning.getInterval()) < 0) {
+			throw new InvalidPathFenceConfigurationException("pathfence.tuning.window", tuning.getWindow(),
+					"at least pathfence.tuning.interval (" + tuning.getInterval() + ")");
+		}
+		if (tuning.getPeriod() != null) {
+			positive("pathfence.tuning.period", tuning.getPeriod());
+		}
+		nonNegative("pathfence.tuning.min-permits", tuning.getMinPermits());
+		if (tuning.getMaxPermits() != null
+				&& (tuning.getMaxPermits() < tuning.getMinPermits() || tuning.getMaxPermits() > poolSize)) {
+			throw new InvalidPathFenceConfigurationException("pathfence.tuning.max-permits", tuning.getMaxPermits(),
+					"a number from pathfence.tuning.min-permits (" + tuning.getMinPermits()
+							+ ") to pathfence.pool-size (" + poolSize + ")");
+		}
+		if (tuning.getMaxStep() < 1) {
+			throw new InvalidPathFenceConfigurationException("pathfence.tuning.max-step", tuning.getMaxStep(),
+					"a whole number of 1 or more");
+		}
+		nonNegative("pathfence.tuning.hysteresis", tuning.getHysteresis());
+		nonNegative("pathfence.tuning.local-floor", tuning.getLocalFloor());
+	}
+
+	private static void positive(String property, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new InvalidPathFenceConfigurationException(property, value, "a duration greater than 0");
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -17,6 +18,7 @@ import org.springframework.context.annotation.Bean;
 import io.pathfence.actuate.PathFenceMeterBinder;
 import io.pathfence.actuate.PathFenceMetricsListener;
 import io.pathfence.core.PathFence;
+import io.pathfence.tuning.PathTuner;
 
 /**
  * PathFence's meters, when Micrometer has a registry. Runs before the core auto-configuration so the metrics
@@ -38,8 +40,8 @@ public final class PathFenceMetricsAutoConfiguration {
 	}
 
 	@Bean
-	PathFenceMeterBinder pathFenceMeterBinder(PathFence fence) {
-		return new PathFenceMeterBinder(fence);
+	PathFenceMeterBinder pathFenceMeterBinder(PathFence fence, ObjectProvider<PathTuner> tuner) {
+		return new PathFenceMeterBinder(fence, tuner.getIfAvailable());
 	}
 
 }

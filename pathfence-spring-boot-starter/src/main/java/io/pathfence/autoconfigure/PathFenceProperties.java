@@ -40,6 +40,11 @@ public class PathFenceProperties {
 	 */
 	private final Local local = new Local();
 
+	/**
+	 * Online sizing of the path reservations by the SCT model.
+	 */
+	private final Tuning tuning = new Tuning();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -74,6 +79,10 @@ public class PathFenceProperties {
 
 	public Local getLocal() {
 		return this.local;
+	}
+
+	public Tuning getTuning() {
+		return this.tuning;
 	}
 
 	/**
@@ -191,6 +200,130 @@ public class PathFenceProperties {
 
 		public void setQueueTimeout(Duration queueTimeout) {
 			this.queueTimeout = queueTimeout;
+		}
+
+	}
+
+	/**
+	 * Online sizing of each path's reservation to the least concurrency that reaches its peak throughput.
+	 */
+	public static class Tuning {
+
+		/**
+		 * Whether the SCT model resizes the path reservations at run time.
+		 */
+		private boolean enabled = false;
+
+		/**
+		 * Length of one sampling interval: each yields the path's mean concurrency, throughput and response time.
+		 */
+		private Duration interval = Duration.ofMillis(50);
+
+		/**
+		 * Window of samples each analysis looks at.
+		 */
+		private Duration window = Duration.ofSeconds(60);
+
+		/**
+		 * How often the tuner decides, on a window that slides by this much; by default a quarter of the window.
+		 */
+		private Duration period;
+
+		/**
+		 * The least permits the tuner gives a path.
+		 */
+		private int minPermits = 1;
+
+		/**
+		 * The most permits the tuner gives a path; by default as many as the pool can spare.
+		 */
+		private Integer maxPermits;
+
+		/**
+		 * The most one decision changes a reservation by, in permits.
+		 */
+		private int maxStep = 4;
+
+		/**
+		 * The least change, in permits, that a plateau recommendation must ask for to be applied.
+		 */
+		private int hysteresis = 2;
+
+		/**
+		 * The least permits the local reservation keeps when it takes what the paths leave of the pool.
+		 */
+		private int localFloor = 1;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		public Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(Duration period) {
+			this.period = period;
+		}
+
+		public int getMinPermits() {
+			return this.minPermits;
+		}
+
+		public void setMinPermits(int minPermits) {
+			this.minPermits = minPermits;
+		}
+
+		public Integer getMaxPermits() {
+			return this.maxPermits;
+		}
+
+		public void setMaxPermits(Integer maxPermits) {
+			this.maxPermits = maxPermits;
+		}
+
+		public int getMaxStep() {
+			return this.maxStep;
+		}
+
+		public void setMaxStep(int maxStep) {
+			this.maxStep = maxStep;
+		}
+
+		public int getHysteresis() {
+			return this.hysteresis;
+		}
+
+		public void setHysteresis(int hysteresis) {
+			this.hysteresis = hysteresis;
+		}
+
+		public int getLocalFloor() {
+			return this.localFloor;
+		}
+
+		public void setLocalFloor(int localFloor) {
+			this.localFloor = localFloor;
 		}
 
 	}

@@ -80,6 +80,11 @@ public final class PathFence {
 		return this.poolSize;
 	}
 
+	/** Whether the local reservation takes what the paths leave of the pool, rather than a size of its own. */
+	public boolean localIsRemainder() {
+		return this.localIsRemainder;
+	}
+
 	/** The names of the path reservations and {@link #LOCAL}, in configuration order. */
 	public List<String> pathNames() {
 		return List.copyOf(this.reservations.keySet());
@@ -122,6 +127,9 @@ public final class PathFence {
 		}
 		if (ticket.admission == Admission.GRANTED) {
 			this.listener.onGranted(path, 0);
+		}
+		else if (ticket.admission == Admission.QUEUED) {
+			this.listener.onQueued(path);
 		}
 		else if (ticket.admission == Admission.REJECTED) {
 			this.listener.onRejected(path, RejectionReason.QUEUE_FULL);
@@ -171,6 +179,7 @@ public final class PathFence {
 		finally {
 			this.lock.unlock();
 		}
+		this.listener.onDequeued(ticket.path.name);
 		if (reason != null) {
 			this.listener.onRejected(ticket.path.name, reason);
 		}
@@ -385,6 +394,7 @@ public final class PathFence {
 	}
 
 	private void notifyGranted(Ticket ticket, long now) {
+		this.listener.onDequeued(ticket.path.name);
 		this.listener.onGranted(ticket.path.name, now - ticket.createdNanos);
 		try {
 			ticket.listener.granted(ticket);

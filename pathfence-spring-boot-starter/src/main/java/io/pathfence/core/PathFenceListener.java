@@ -10,6 +10,14 @@ public interface PathFenceListener {
 	PathFenceListener NONE = new PathFenceListener() {
 	};
 
+	/** A task of {@code path} started waiting in its queue. */
+	default void onQueued(String path) {
+	}
+
+	/** A task of {@code path} left its queue: granted, expired or cancelled (reported before the grant). */
+	default void onDequeued(String path) {
+	}
+
 	/** A task of {@code path} was granted a permit after waiting {@code waitNanos} (0 when it never queued). */
 	default void onGranted(String path, long waitNanos) {
 	}

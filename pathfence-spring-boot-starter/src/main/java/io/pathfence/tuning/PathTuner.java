@@ -1,0 +1,165 @@
+package io.pathfence.tuning;
+
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFenceListener;
+import io.pathfence.core.PathFigures;
+import io.pathfence.sct.ConcurrencyAnalyzer;
+import io.pathfence.sct.ConcurrencyRecorder;
+import io.pathfence.sct.Sample;
+import io.pathfence.sct.Sct;
+import io.pathfence.sct.SctConfig;
+import io.pathfence.sct.SctResult;
+
+/**
+ * Sizes each path's reservation online with the SCT model. As a {@link PathFenceListener} it feeds every path's
+ * arrivals, departures and waits to an SCT recorder (no allocation per task); each {@link #decide()} analyses the
+ * latest window of samples of every path and resizes the reservation through the {@link ReservationStep} guards.
+ * The local reservation is never tuned: it serves work that calls no downstream, and it keeps what the paths
+ * leave of the pool.
+ */
+public class PathTuner implements PathFenceListener {
+
+	private final Supplier<PathFence> fence;
+
+	private final SctConfig config;
+
+	private final ConcurrencyAnalyzer analyzer;
+
+	private final ReservationStep step;
+
+	private final int localFloor;
+
+	private final LongSupplier nanoClock;
+
+	private final Clock clock;
+
+	private final Map<String, ConcurrencyRecorder> recorders = new LinkedHashMap<>();
+
+	private final Map<String, TuningDecision> decisions = new ConcurrentHashMap<>();
+
+	/**
+	 * @param fence the fence whose reservations are tuned; looked up at the first decision, since the fence itself
+	 * is built with this listener
+	 * @param paths the tuned paths
+	 * @param config the SCT model's interval and window
+	 * @param step the guards on each resize
+	 * @param localFloor the least the local reservation keeps when it takes what the paths leave of the pool
+	 * @param nanoClock the clock of the recorders, {@link System#nanoTime()} in production
+	 * @param clock the wall clock that stamps decisions
+	 */
+	public PathTuner(Supplier<PathFence> fence, List<String> paths, SctConfig config, ReservationStep step,
+			int localFloor, LongSupplier nanoClock, Clock clock) {
+		this.fence = fence;
+		this.config = config;
+		this.analyzer = Sct.analyzer(config);
+		this.step = step;
+		this.localFloor = localFloor;
+		this.nanoClock = nanoClock;
+		this.clock = clock;
+		for (String path : paths) {
+			this.recorders.put(path, Sct.recorder(config, nanoClock));
+		}
+	}
+
+	public SctConfig getConfig() {
+		return this.config;
+	}
+
+	@Override
+	public void onQueued(String path) {
+		ConcurrencyRecorder recorder = this.recorders.get(path);
+		if (recorder != null) {
+			recorder.waitStarted(this.nanoClock.getAsLong());
+		}
+	}
+
+	@Override
+	public void onDequeued(String path) {
+		ConcurrencyRecorder recorder = this.recorders.get(path);
+		if (recorder != null) {
+			recorder.waitEnded(this.nanoClock.getAsLong());
+		}
+	}
+
+	@Override
+	public void onGranted(String path, long waitNanos) {
+		ConcurrencyRecorder recorder = this.recorders.get(path);
+		if (recorder != null) {
+			recorder.arrived(this.nanoClock.getAsLong());
+		}
+	}
+
+	@Override
+	public void onReleased(String path, long serviceNanos) {
+		ConcurrencyRecorder recorder = this.recorders.get(path);
+		if (recorder != null) {
+			long now = this.nanoClock.getAsLong();
+			recorder.departed(now - serviceNanos, now);
+		}
+	}
+
+	/** Analyses every tuned path's latest window and resizes its reservation; returns the decisions. */
+	public Map<String, TuningDecision> decide() {
+		PathFence target = this.fence.get();
+		long now = this.nanoClock.getAsLong();
+		for (Map.Entry<String, ConcurrencyRecorder> entry : this.recorders.entrySet()) {
+			String path = entry.getKey();
+			List<Sample> window = entry.getValue().snapshot(now);
+			SctResult result = this.analyzer.analyze(window);
+			int current = target.figures(path).permits();
+			int room = roomFor(target, path);
+			int next = this.step.next(result, current, room);
+			String guard = null;
+			if (next != current) {
+				try {
+					target.resize(path, next);
+				}
+				catch (IllegalArgumentException ex) {
+					guard = "Resize refused: " + ex.getMessage();
+					next = current;
+				}
+			}
+			else if (result.recommended().isPresent() && result.recommended().getAsInt() != current) {
+				guard = "Held at " + current + " by the guards (min, max, room in the pool, hysteresis).";
+			}
+			this.decisions.put(path, TuningDecision.of(path, result, current, next, guard, this.clock.instant()));
+		}
+		return Map.copyOf(this.decisions);
+	}
+
+	/** The latest decision of each tuned path. */
+	public Map<String, TuningDecision> decisions() {
+		return Map.copyOf(this.decisions);
+	}
+
+	/** The latest decision of one path, if it has had one. */
+	public Optional<TuningDecision> decision(String path) {
+		return Optional.ofNullable(this.decisions.get(path));
+	}
+
+	/** The most this path can hold while the other paths keep theirs and local keeps its floor. */
+	private int roomFor(PathFence target, String path) {
+		int others = 0;
+		int local = 0;
+		for (PathFigures figures : target.figures()) {
+			if (figures.local()) {
+				local = figures.permits();
+			}
+			else if (!figures.path().equals(path)) {
+				others += figures.permits();
+			}
+		}
+		int localKeeps = target.localIsRemainder() ? this.localFloor : local;
+		return target.poolSize() - others - localKeeps;
+	}
+
+}
