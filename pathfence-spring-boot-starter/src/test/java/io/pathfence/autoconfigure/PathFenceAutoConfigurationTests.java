@@ -31,6 +31,8 @@ import io.pathfence.annotation.FencedPath;
 import io.pathfence.core.PathFence;
 import io.pathfence.task.CurrentPath;
 import io.pathfence.task.PathFenceTaskExecutor;
+import io.pathfence.tuning.PathTuner;
+import io.pathfence.tuning.TuningSchedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -209,6 +211,43 @@ class PathFenceAutoConfigurationTests {
 			assertThat(endpoint.path(PathFence.LOCAL).permits()).isEqualTo(6);
 			assertThat(endpoint.path("nope")).isNull();
 		});
+	}
+
+	@Test
+	void whenTuningIsOffThenNoTuner() {
+		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(PathTuner.class));
+	}
+
+	@Test
+	void whenTuningIsOnThenTunerListensToTheFenceAndDecisionsAreReported() {
+		this.contextRunner
+			.withPropertyValues("pathfence.tuning.enabled=true", "pathfence.tuning.window=1s",
+					"management.endpoints.web.exposure.include=pathfence")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(PathTuner.class).hasSingleBean(TuningSchedule.class);
+				assertThat(context.getBean(TuningSchedule.class).isRunning()).isTrue();
+				PathTuner tuner = context.getBean(PathTuner.class);
+				assertThat(tuner.getConfig().window()).isEqualTo(java.time.Duration.ofSeconds(1));
+				tuner.decide();
+				PathFenceEndpoint.FenceDescriptor read = context.getBean(PathFenceEndpoint.class).fence();
+				assertThat(read.tuning()).containsOnlyKeys("payment", "shipping");
+				assertThat(read.tuning().get("payment").verdict()).isEqualTo("INSUFFICIENT_DATA");
+				assertThat(read.tuning().get("payment").permitsAfter()).isEqualTo(4);
+			});
+	}
+
+	@Test
+	void whenTuningWindowIsShorterThanTheIntervalThenStartupFailsNamingTheProperty() {
+		this.contextRunner
+			.withPropertyValues("pathfence.tuning.enabled=true", "pathfence.tuning.interval=2s",
+					"pathfence.tuning.window=1s")
+			.run((context) -> assertThat(analyze(context).getDescription()).contains("pathfence.tuning.window"));
+	}
+
+	@Test
+	void whenTuningMaxPermitsExceedsThePoolThenStartupFailsNamingTheProperty() {
+		this.contextRunner.withPropertyValues("pathfence.tuning.enabled=true", "pathfence.tuning.max-permits=21")
+			.run((context) -> assertThat(analyze(context).getAction()).contains("pathfence.pool-size (20)"));
 	}
 
 	private static FailureAnalysis analyze(AssertableApplicationContext context) {
