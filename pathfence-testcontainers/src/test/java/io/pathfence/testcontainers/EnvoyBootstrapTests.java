@@ -1,0 +1,61 @@
+package io.pathfence.testcontainers;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/** The generated bootstrap and the container's own checks; no Docker needed. */
+class EnvoyBootstrapTests {
+
+	@Test
+	void whenFilterIsSetThenItsConfigurationIsPassedAsOneJsonString() {
+		String json = new EnvoyBootstrap(10000, 9901, "orders", 8080)
+			.withFilter("/etc/pathfence/pathfence.wasm", "orders-vm", "{\"paths\": [\n]}")
+			.toJson();
+
+		assertThat(json).contains("\"value\": \"{\\\"paths\\\": [\\n]}\"")
+			.contains("\"vm_id\": \"orders-vm\"")
+			.contains("\"address\": \"orders\", \"port_value\": 8080")
+			.containsSubsequence("envoy.filters.http.wasm", "envoy.filters.http.router");
+	}
+
+	@Test
+	void whenFilterIsNotSetThenOnlyTheRouterRuns() {
+		assertThat(new EnvoyBootstrap(10000, 9901, "orders", 8080).toJson()).doesNotContain("wasm")
+			.contains("envoy.filters.http.router");
+	}
+
+	@Test
+	void whenControlCharactersAreQuotedThenTheyAreEscaped() {
+		assertThat(EnvoyBootstrap.quote("a\"b\\c\u0001")).isEqualTo("\"a\\\"b\\\\c\\u0001\"");
+	}
+
+	@Test
+	void whenNoTargetIsGivenThenStartingIsRefusedWithTheReason() {
+		try (PathFenceContainer envoy = new PathFenceContainer("envoyproxy/envoy:v1.40.0").withPathFenceConfig("{}")) {
+			assertThatIllegalStateException().isThrownBy(envoy::configure).withMessageContaining("withTarget");
+		}
+	}
+
+	@Test
+	void whenNoConfigurationIsGivenThenStartingIsRefusedUnlessTheFilterIsLeftOut() {
+		try (PathFenceContainer envoy = new PathFenceContainer("envoyproxy/envoy:v1.40.0").withTarget("orders", 80)) {
+			assertThatIllegalStateException().isThrownBy(envoy::configure).withMessageContaining("withoutFilter()");
+		}
+	}
+
+	@Test
+	void whenImageIsNotEnvoyThenTheContainerRefusesIt() {
+		assertThatIllegalStateException().isThrownBy(() -> new PathFenceContainer("nginx:1.27"));
+	}
+
+	@Test
+	void whenTargetPortIsOutOfRangeThenItIsRefused() {
+		try (PathFenceContainer envoy = new PathFenceContainer("envoyproxy/envoy:v1.40.0")) {
+			assertThatIllegalArgumentException().isThrownBy(() -> envoy.withTarget("orders", 0));
+		}
+	}
+
+}
