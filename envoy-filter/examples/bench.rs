@@ -114,6 +114,14 @@ fn row(load: &str, variant: &str, m: &Measure) {
     );
 }
 
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().map(str::to_string)).unwrap_or_default()
+}
+
+fn cores() -> usize {
+    thread::available_parallelism().map(|n| n.get()).unwrap_or(0)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -157,6 +165,7 @@ fn main() {
          {SATURATING_CONNECTIONS} connections closed-loop (saturating), {MODERATE_CONNECTIONS} connections paced (moderate)"
     );
     let port = |with_filter: bool| if with_filter { fenced.port } else { plain.port };
+    let load_before = loadavg();
 
     let (sat_plain, sat_fenced, sat_ratio, sat_added) = compare(rounds, |f| saturating(port(f), seconds));
     // Moderate: a quarter of what Envoy without the filter sustained.
@@ -180,4 +189,6 @@ fn main() {
         );
     }
     println!("filter admitted {:?} requests on path catalog", admitted.values().next());
+    // Other work on the machine skews both variants; say how busy it was.
+    println!("machine load average (1 min): {load_before} before, {} after, on {} cores", loadavg(), cores());
 }
