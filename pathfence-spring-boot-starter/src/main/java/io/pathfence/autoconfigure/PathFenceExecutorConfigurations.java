@@ -44,7 +44,7 @@ final class PathFenceExecutorConfigurations {
 			workers.setWaitForTasksToCompleteOnShutdown(true);
 			workers.setAwaitTerminationMillis(10_000);
 			workers.initialize();
-			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, taskDecorator.getIfUnique(),
+			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, decorator(taskDecorator),
 					workers::shutdown);
 		}
 
@@ -63,10 +63,19 @@ final class PathFenceExecutorConfigurations {
 			SimpleAsyncTaskExecutor workers = new SimpleAsyncTaskExecutor("pathfence-");
 			workers.setVirtualThreads(true);
 			workers.setTaskTerminationTimeout(10_000);
-			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, taskDecorator.getIfUnique(),
+			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, decorator(taskDecorator),
 					workers::close);
 		}
 
+	}
+
+	/** Like Boot's executor: one decorator as it is, several composed in their order. */
+	static TaskDecorator decorator(ObjectProvider<TaskDecorator> decorators) {
+		java.util.List<TaskDecorator> all = decorators.orderedStream().toList();
+		if (all.isEmpty()) {
+			return null;
+		}
+		return (all.size() == 1) ? all.get(0) : new org.springframework.core.task.support.CompositeTaskDecorator(all);
 	}
 
 	/** Shuts the workers down with the context. */

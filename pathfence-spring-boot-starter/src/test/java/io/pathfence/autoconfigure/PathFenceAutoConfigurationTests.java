@@ -159,6 +159,25 @@ class PathFenceAutoConfigurationTests {
 	}
 
 	@Test
+	void mdcPropagatesThroughContextPropagatingTaskDecorator() {
+		io.micrometer.context.ContextRegistry.getInstance()
+			.registerThreadLocalAccessor(new io.micrometer.context.integration.Slf4jThreadLocalAccessor());
+		this.contextRunner
+			.withBean(org.springframework.core.task.support.ContextPropagatingTaskDecorator.class)
+			.run((context) -> {
+				PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
+				org.slf4j.MDC.put("traceId", "4bf92f3577b34da6");
+				try {
+					String seen = executor.submit("payment", () -> org.slf4j.MDC.get("traceId")).get(5, TimeUnit.SECONDS);
+					assertThat(seen).isEqualTo("4bf92f3577b34da6");
+				}
+				finally {
+					org.slf4j.MDC.remove("traceId");
+				}
+			});
+	}
+
+	@Test
 	@EnabledForJreRange(min = JRE.JAVA_21)
 	void withVirtualThreadsTasksRunOnVirtualThreadsWithinTheirPermits() {
 		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
