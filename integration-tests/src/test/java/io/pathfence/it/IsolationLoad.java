@@ -1,0 +1,55 @@
+package io.pathfence.it;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+
+import io.pathfence.it.OpenLoopLoad.PathResult;
+import io.pathfence.it.OpenLoopLoad.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The isolation scenarios' load and verdict, the same for the filter and the starter: orders (which stall on
+ * shipping) arrive faster than 8 threads can stall through, the fast user path runs beside them. Fenced, the
+ * user path's p99 stays under half the stall; the control, unfenced, must fail that same bound.
+ */
+final class IsolationLoad {
+
+	/** Orders per second: at a 1 s stall they need 16 threads of the 8 the service has. */
+	static final double ORDERS_RATE = 16;
+
+	/** Enough user requests (120) that the p99 is not just the slowest one. */
+	static final double USER_RATE = 40;
+
+	static final Duration DURATION = Duration.ofSeconds(3);
+
+	/** The bound of the fast path's p99: half the stall, which an unfenced service cannot keep. */
+	static final Duration USER_P99_BOUND = Topology.SHIPPING_STALL.dividedBy(2);
+
+	private IsolationLoad() {
+	}
+
+	/** Warms both paths, then runs the load against {@code base} (a service or an Envoy in front of it). */
+	static Map<String, PathResult> run(String label, URI base) throws Exception {
+		Topology.warmUp(base.resolve("/user"), 40);
+		Topology.warmUp(base.resolve("/orders?delay=1"), 20);
+		System.out.println(label + ":");
+		return new OpenLoopLoad().run(DURATION, new Stream("orders", base.resolve("/orders"), ORDERS_RATE),
+				new Stream("user", base.resolve("/user"), USER_RATE));
+	}
+
+	static void assertIsolated(Map<String, PathResult> fenced, Map<String, PathResult> control) {
+		PathResult user = fenced.get("user");
+		PathResult orders = fenced.get("orders");
+		assertThat(user.ok()).as("fenced: every user request answered 200").isEqualTo(user.count());
+		assertThat(orders.rejectedByPath()).as("fenced: the orders overflow is refused, naming its path")
+			.containsOnlyKeys("orders");
+		assertThat(orders.ok()).as("fenced: orders within the reservation still succeed").isPositive();
+		assertThat(user.percentile(99)).as("fenced: user p99").isLessThan(USER_P99_BOUND);
+		assertThat(control.get("user").percentile(99))
+			.as("control (unfenced): user p99 must exceed the bound the fence keeps, or the scenario proves nothing")
+			.isGreaterThanOrEqualTo(USER_P99_BOUND);
+	}
+
+}

@@ -1,0 +1,30 @@
+package io.pathfence.it;
+
+import io.pathfence.testcontainers.DockerTestSupport;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * Gives a test the shared {@link Topology}, started on first use and stopped when the whole run ends. Without
+ * Docker the test fails under {@code CI=true} and is skipped with the reason otherwise.
+ */
+final class TopologyExtension implements ParameterResolver {
+
+	private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace
+		.create(TopologyExtension.class);
+
+	@Override
+	public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+		return parameter.getParameter().getType() == Topology.class;
+	}
+
+	@Override
+	public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+		DockerTestSupport.requireDocker();
+		return context.getRoot()
+			.getStore(NAMESPACE)
+			.computeIfAbsent(Topology.class, (key) -> new Topology().start(), Topology.class);
+	}
+
+}
