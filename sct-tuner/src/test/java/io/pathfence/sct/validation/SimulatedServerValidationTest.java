@@ -44,13 +44,15 @@ class SimulatedServerValidationTest {
                     "%s from %d: settled %s, limits %s %s, knee %d (analytic %d), sweep %s; last: %s",
                     shape, initial, trace.settled(), trace.limits(), trace.verdicts(), sweep.knee(), analytic, sweep,
                     result.reason());
-            System.out.println(story);
 
             assertThat(trace.plateauShareOfSecondHalf()).as(story).isGreaterThanOrEqualTo(0.5);
             int recommended = trace.settled().orElseThrow(() -> new AssertionError(story));
-            assertThat((double) recommended).as(story).isBetween(0.8 * sweep.knee(), 1.2 * sweep.knee());
             double throughputThere = SimulatedServer.Session.closed(shape, recommended, 7).run(4, null, null)
                     .throughput();
+            System.out.printf(Locale.ROOT, "VALIDATION | %s | from %d | settled %d | knee %d | error %+.0f %% |"
+                            + " throughput %.1f %% of max%n", shape, initial, recommended, sweep.knee(),
+                    100.0 * (recommended - sweep.knee()) / sweep.knee(), 100 * throughputThere / sweep.maxThroughput());
+            assertThat((double) recommended).as(story).isBetween(0.8 * sweep.knee(), 1.2 * sweep.knee());
             assertThat(throughputThere).as(story).isGreaterThanOrEqualTo(0.95 * sweep.maxThroughput());
         }
     }
