@@ -93,4 +93,17 @@ class ConcurrencyRecorderTest {
 
         assertThat(samples).extracting(Sample::waiting).containsExactly(1.2, 1.0); // (2 ms x 1 + 4 ms x 2 + 2 ms x 1) / 10 ms
     }
+
+    @Test
+    void snapshotKeepsTheLastWindowAndOverwritingWhatWasSeenIsNoLoss() {
+        recorder.arrived(1_000 * MS);
+
+        assertThat(recorder.snapshot(1_020 * MS)).extracting(Sample::startNanos)
+                .containsExactly(1_000 * MS, 1_010 * MS);
+        assertThat(recorder.snapshot(1_040 * MS)).extracting(Sample::startNanos)
+                .containsExactly(1_010 * MS, 1_020 * MS, 1_030 * MS);
+        assertThat(dropped).isEmpty();
+        assertThat(recorder.drain(1_040 * MS)).hasSize(3);
+        assertThat(recorder.snapshot(1_040 * MS)).isEmpty();
+    }
 }
