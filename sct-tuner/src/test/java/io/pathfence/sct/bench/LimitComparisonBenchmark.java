@@ -28,7 +28,7 @@ import java.util.function.Supplier;
  * and p99 response time measured at each limit (a closed loop of exactly that many requests), and the sweep's knee
  * for reference. Prints a Markdown table.
  *
- * <p>Run: {@code ./mvnw -B -ntp -pl sct-tuner test-compile exec:java@bench} (about two minutes).
+ * <p>Run: {@code ./mvnw -B -ntp -pl sct-tuner test-compile exec:java@bench} (about three minutes).
  *
  * <p>How each limit is chosen. SCT: the online loop of the validation (a decision every 20 s on the last 60 s of
  * 50 ms samples under bursty load), settled value. Gradient2 and Vegas: the limiter gates the same service under
