@@ -27,6 +27,9 @@ const SATURATING_CONNECTIONS: usize = 32;
 const MODERATE_CONNECTIONS: usize = 16;
 
 struct Measure {
+    /// Envoy's CPU time per request, in microseconds: far less sensitive to other work on the machine than
+    /// latency is.
+    cpu_us: f64,
     throughput: f64,
     p50_us: f64,
     p99_us: f64,
@@ -100,6 +103,7 @@ fn run(port: u16, seconds: u64, connections: usize, rate: Option<f64>) -> Measur
     stop.store(true, Ordering::Relaxed);
     let elapsed = (Instant::now().min(end) - start).as_secs_f64() - 0.05;
     Measure {
+        cpu_us: 0.0,
         throughput: latencies.len() as f64 / elapsed,
         p50_us: quantile_ms(&latencies, 0.5) * 1000.0,
         p99_us: quantile_ms(&latencies, 0.99) * 1000.0,
@@ -109,8 +113,8 @@ fn run(port: u16, seconds: u64, connections: usize, rate: Option<f64>) -> Measur
 
 fn row(load: &str, variant: &str, m: &Measure) {
     println!(
-        "| {load:<18} | {variant:<14} | {:>12.0} | {:>8.0} | {:>8.0} | {:>6} |",
-        m.throughput, m.p50_us, m.p99_us, m.errors
+        "| {load:<18} | {variant:<14} | {:>12.0} | {:>8.0} | {:>8.0} | {:>14.1} | {:>6} |",
+        m.throughput, m.p50_us, m.p99_us, m.cpu_us, m.errors
     );
 }
 
@@ -130,6 +134,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Medians over the rounds, so that a burst of background load in one round does not decide the result.
 fn summary(runs: &[Measure]) -> Measure {
     Measure {
+        cpu_us: median(runs.iter().map(|m| m.cpu_us).collect()),
         throughput: median(runs.iter().map(|m| m.throughput).collect()),
         p50_us: median(runs.iter().map(|m| m.p50_us).collect()),
         p99_us: median(runs.iter().map(|m| m.p99_us).collect()),
@@ -138,7 +143,7 @@ fn summary(runs: &[Measure]) -> Measure {
 }
 
 /// Runs `rounds` pairs, alternating which variant goes first; returns (without, with, per-round ratios).
-fn compare(rounds: usize, mut measure: impl FnMut(bool) -> Measure) -> (Measure, Measure, f64, f64) {
+fn compare(rounds: usize, mut measure: impl FnMut(bool) -> Measure) -> (Measure, Measure, Deltas) {
     let (mut plain, mut fenced) = (Vec::new(), Vec::new());
     for round in 0..rounds {
         for with_filter in [round % 2 == 1, round % 2 == 0] {
@@ -148,7 +153,15 @@ fn compare(rounds: usize, mut measure: impl FnMut(bool) -> Measure) -> (Measure,
     }
     let ratio = median(plain.iter().zip(&fenced).map(|(p, f)| f.throughput / p.throughput).collect());
     let added = median(plain.iter().zip(&fenced).map(|(p, f)| f.p50_us - p.p50_us).collect());
-    (summary(&plain), summary(&fenced), ratio, added)
+    let cpu = median(plain.iter().zip(&fenced).map(|(p, f)| f.cpu_us - p.cpu_us).collect());
+    (summary(&plain), summary(&fenced), Deltas { ratio, added, cpu })
+}
+
+/// Per-round differences, with filter against without, medianed over the rounds.
+struct Deltas {
+    ratio: f64,
+    added: f64,
+    cpu: f64,
 }
 
 fn main() {
@@ -164,28 +177,41 @@ fn main() {
         "bench: {rounds} rounds of {seconds} s per variant and load, Envoy --concurrency 2, \
          {SATURATING_CONNECTIONS} connections closed-loop (saturating), {MODERATE_CONNECTIONS} connections paced (moderate)"
     );
-    let port = |with_filter: bool| if with_filter { fenced.port } else { plain.port };
+    let envoy = |with_filter: bool| if with_filter { &fenced } else { &plain };
+    // One measurement, with Envoy's CPU time per request taken from /proc around it.
+    let measure = |with_filter: bool, run: &dyn Fn(u16) -> Measure| {
+        let e = envoy(with_filter);
+        let cpu = e.cpu_seconds();
+        let mut m = run(e.port);
+        let requests = m.throughput * seconds as f64;
+        m.cpu_us = (e.cpu_seconds() - cpu) * 1e6 / requests.max(1.0);
+        m
+    };
     let load_before = loadavg();
 
-    let (sat_plain, sat_fenced, sat_ratio, sat_added) = compare(rounds, |f| saturating(port(f), seconds));
+    let (sat_plain, sat_fenced, sat) = compare(rounds, |f| measure(f, &|port| saturating(port, seconds)));
     // Moderate: a quarter of what Envoy without the filter sustained.
     let rate = (sat_plain.throughput * 0.25).max(100.0);
-    let (mod_plain, mod_fenced, mod_ratio, mod_added) = compare(rounds, |f| moderate(port(f), seconds, rate));
+    let (mod_plain, mod_fenced, modr) = compare(rounds, |f| measure(f, &|port| moderate(port, seconds, rate)));
 
     let admitted = fenced.stats("pathfence.catalog.admitted");
     println!();
-    println!("| load               | variant        | throughput/s | p50 (us) | p99 (us) | errors |");
-    println!("|--------------------|----------------|-------------:|---------:|---------:|-------:|");
+    println!("| load               | variant        | throughput/s | p50 (us) | p99 (us) | Envoy CPU/req (us) | errors |");
+    println!("|--------------------|----------------|-------------:|---------:|---------:|---------------:|-------:|");
     let moderate_label = format!("moderate {rate:.0}/s");
     row(&moderate_label, "without filter", &mod_plain);
     row(&moderate_label, "with filter", &mod_fenced);
     row("saturating", "without filter", &sat_plain);
     row("saturating", "with filter", &sat_fenced);
     println!();
-    for (label, ratio, added) in [("moderate", mod_ratio, mod_added), ("saturating", sat_ratio, sat_added)] {
+    for (label, d) in [("moderate", &modr), ("saturating", &sat)] {
         println!(
-            "{label}: throughput with/without = {ratio:.3} ({:.1} % loss, target <= 10 %), added median latency = {added:.0} us (target <= 50 us)  [medians of per-round differences]",
-            (1.0 - ratio) * 100.0
+            "{label}: throughput with/without = {:.3} ({:.1} % loss, target <= 10 %), added median latency = {:.0} us \
+             (target <= 50 us), added Envoy CPU per request = {:.1} us  [medians of per-round differences]",
+            d.ratio,
+            (1.0 - d.ratio) * 100.0,
+            d.added,
+            d.cpu
         );
     }
     println!("filter admitted {:?} requests on path catalog", admitted.values().next());

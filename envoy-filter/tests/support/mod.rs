@@ -182,6 +182,16 @@ impl Envoy {
         Err(format!("envoy not ready within 30 s:\n{}", envoy.log_text()))
     }
 
+    /// CPU time (user + system) Envoy has used so far, from /proc; 0 where /proc is missing.
+    pub fn cpu_seconds(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // Fields after the command name, which is in parentheses and may hold spaces.
+        let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+        let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name; USER_HZ is 100 on Linux.
+        (ticks(11) + ticks(12)) / 100.0
+    }
+
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
