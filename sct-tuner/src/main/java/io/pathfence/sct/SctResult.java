@@ -10,12 +10,12 @@ import java.util.OptionalInt;
  *
  * @param verdict what the analysis concluded
  * @param qLower Q_lower, the least concurrency level whose throughput is on the plateau; for {@link
- *     Verdict#EXPLORE} and {@link Verdict#NO_PLATEAU} the highest observed level; empty for {@link
- *     Verdict#INSUFFICIENT_DATA}
+ *     Verdict#NO_PLATEAU} and an upward {@link Verdict#EXPLORE} the highest observed level, for a downward {@link
+ *     Verdict#EXPLORE} the level with the most throughput; empty for {@link Verdict#INSUFFICIENT_DATA}
  * @param qUpper Q_upper, the largest level before throughput falls off the plateau or the response time passes the
  *     configured limit; same emptiness as {@code qLower}
- * @param recommended the concurrency to reserve: Q_lower for {@link Verdict#PLATEAU}, a bounded step above the
- *     highest observed level for {@link Verdict#EXPLORE}, empty otherwise
+ * @param recommended the concurrency to reserve: Q_lower for {@link Verdict#PLATEAU}, one bounded step up or down
+ *     for {@link Verdict#EXPLORE}, empty otherwise
  * @param plateauThroughput the mean throughput (per second) of the samples on levels [Q_lower, Q_upper]; empty when
  *     {@code qLower} is
  * @param reason one sentence for an operator saying why
