@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The SockShop demo in one command: builds the demo, then runs the shop under the large bursty trace with payment
+# stopped for 1 s every 10 s, once without and once with PathFence, prints the paper's Table 1 for the run and
+# writes the plots under results/sockshop/<date>/. Takes about 3 minutes on 2 cores once built.
+#
+# Options go to the runner as they are, e.g.
+#   scripts/demo.sh --trace quick --modes baseline,pathfence,virtual-threads
+#   scripts/demo.sh --stall-length 600ms --stall-period 5s
+#   scripts/demo.sh --help
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$PATHFENCE_ROOT"
+
+./mvnw -q -B -ntp -DskipTests -pl sockshop-demo -am package
+
+# The machine may be shared: say how busy it was, since the figures depend on it.
+echo "cores: $(nproc); before the run: $(uptime)"
+java -Xmx256m -XX:+UseSerialGC -Xss512k -Djava.awt.headless=true \
+  -jar sockshop-demo/target/app/sockshop-demo.jar run --results results/sockshop "$@"
+echo "after the run: $(uptime)"

@@ -1,0 +1,26 @@
+package io.pathfence.demo;
+
+import java.util.Arrays;
+
+import picocli.CommandLine;
+
+import io.pathfence.demo.run.RunCommand;
+import io.pathfence.demo.service.ServiceApplication;
+
+/**
+ * One jar, two jobs: {@code run ...} runs the experiment (it starts the services itself), and
+ * {@code --role=NAME} starts one service of the shop.
+ */
+public final class SockShopDemo {
+
+	private SockShopDemo() {
+	}
+
+	public static void main(String[] args) {
+		if (args.length > 0 && args[0].equals("run")) {
+			System.exit(new CommandLine(new RunCommand()).execute(Arrays.copyOfRange(args, 1, args.length)));
+		}
+		ServiceApplication.start(args);
+	}
+
+}

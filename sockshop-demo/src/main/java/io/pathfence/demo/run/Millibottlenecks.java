@@ -1,0 +1,97 @@
+package io.pathfence.demo.run;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.pathfence.demo.service.Role;
+
+/**
+ * Millibottlenecks on one downstream: its process is stopped (SIGSTOP) for the stall length, then continued
+ * (SIGCONT), once per period. A stopped JVM still has its listening socket, so the kernel keeps accepting
+ * connections into its backlog while nothing answers: to its callers it is a service that has stalled, as one
+ * starved of CPU by a noisy neighbour is. The process is always continued, also when the run is interrupted.
+ */
+final class Millibottlenecks implements Runnable {
+
+	private final Cluster cluster;
+
+	private final Role service;
+
+	private final long firstAtNanos;
+
+	private final long lengthNanos;
+
+	private final long periodNanos;
+
+	private final long endNanos;
+
+	private final long originNanos;
+
+	private final List<double[]> stalls = new ArrayList<>();
+
+	private volatile boolean stopped;
+
+	/**
+	 * @param originNanos the {@link System#nanoTime()} that stall times are reported from
+	 */
+	Millibottlenecks(Cluster cluster, Role service, long originNanos, long firstAtNanos, long lengthNanos,
+			long periodNanos, long endNanos) {
+		this.cluster = cluster;
+		this.service = service;
+		this.originNanos = originNanos;
+		this.firstAtNanos = firstAtNanos;
+		this.lengthNanos = lengthNanos;
+		this.periodNanos = periodNanos;
+		this.endNanos = endNanos;
+	}
+
+	@Override
+	public void run() {
+		try {
+			for (long at = this.firstAtNanos; at + this.lengthNanos <= this.endNanos; at += this.periodNanos) {
+				sleepUntil(at);
+				long begun = System.nanoTime();
+				this.cluster.suspend(this.service);
+				this.stopped = true;
+				try {
+					sleepUntil(begun + this.lengthNanos);
+				}
+				finally {
+					this.cluster.resume(this.service);
+					this.stopped = false;
+					synchronized (this.stalls) {
+						this.stalls.add(new double[] { (begun - this.originNanos) / 1e9,
+								(System.nanoTime() - this.originNanos) / 1e9 });
+					}
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not stop or continue " + this.service.id(), ex);
+		}
+	}
+
+	private static void sleepUntil(long nanos) throws InterruptedException {
+		long wait = nanos - System.nanoTime();
+		if (wait > 0) {
+			Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+		}
+	}
+
+	/** Whether the service is stopped now. */
+	boolean isStopped() {
+		return this.stopped;
+	}
+
+	/** Each stall's start and end, in seconds since the origin. */
+	List<double[]> stalls() {
+		synchronized (this.stalls) {
+			return List.copyOf(this.stalls);
+		}
+	}
+
+}
