@@ -33,7 +33,7 @@ class DisconnectReleaseIT {
 
 		reset(clients);
 		long reset = System.nanoTime();
-		Gauges.awaitEnvoyIdle(topology.envoyFenced, Duration.ofSeconds(1));
+		Gauges.awaitEnvoyIdle(topology.envoyFenced, Duration.ofSeconds(2));
 		Duration released = Duration.ofNanos(System.nanoTime() - reset);
 		System.out.printf("(e) filter: every gauge at 0 %d ms after the clients reset%n", released.toMillis());
 		assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("released before the upstream stall ended")

@@ -32,7 +32,7 @@ final class OpenLoopLoad {
 
 	private final HttpClient client = HttpClient.newBuilder()
 		.version(HttpClient.Version.HTTP_1_1)
-		.connectTimeout(Duration.ofSeconds(5))
+		.connectTimeout(Duration.ofSeconds(10))
 		.build();
 
 	/** Runs every stream at once for {@code duration} and waits for every answer. */

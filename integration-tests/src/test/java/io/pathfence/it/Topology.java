@@ -1,5 +1,6 @@
 package io.pathfence.it;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,7 +45,7 @@ final class Topology implements AutoCloseable {
 
 	private static final Pattern FIGURE = Pattern.compile("\"path\":\"([^\"]+)\".*?\"active\":(\\d+),\"queued\":(\\d+)");
 
-	private static final HttpClient CLIENT = HttpClient.newHttpClient();
+	private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
 	private static ImageFromDockerfile servicesImage;
 
@@ -120,11 +121,25 @@ final class Topology implements AutoCloseable {
 		return URI.create(envoy.getProxyUrl() + path);
 	}
 
-	/** Sends {@code count} requests one after another, so the JIT and the connection pools are warm. */
+	/**
+	 * Sends {@code count} requests one after another, so the JIT and the connection pools are warm. A warm-up
+	 * request that fails (on a starved machine a connect can time out) is only counted; half must succeed.
+	 */
 	static void warmUp(URI uri, int count) throws Exception {
+		int answered = 0;
 		for (int i = 0; i < count; i++) {
-			CLIENT.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
-					HttpResponse.BodyHandlers.discarding());
+			try {
+				CLIENT.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
+						HttpResponse.BodyHandlers.discarding());
+				answered++;
+			}
+			catch (IOException ex) {
+				System.out.println("  warm-up request to " + uri + " failed: " + ex);
+			}
+		}
+		if (answered * 2 < count) {
+			throw new IllegalStateException("only " + answered + " of " + count + " warm-up requests to " + uri
+					+ " were answered");
 		}
 	}
 
