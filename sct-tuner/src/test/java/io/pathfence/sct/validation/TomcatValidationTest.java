@@ -30,9 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>First a sweep: a closed loop of N clients for N from 1 to 32. Then the SCT run: the number of clients
  * walks up and down once between 1 and 32 (a new count every {@value #PHASE_MILLIS} ms) while the recorder samples the
  * service; one analysis of that window must find a plateau whose Q_lower is within 20 % of the sweep's knee, and the
- * throughput measured at Q_lower must be at least 95 % of the sweep's maximum.
+ * throughput at Q_lower must be at least 95 % of the throughput at the sweep's best level, the two measured in
+ * alternation (three rounds each).
  *
- * <p>It is skipped, saying so, when the machine's load average is above 1.5 per core (other builds would be
+ * <p>It is skipped, saying so, when the machine's load average is above 4 per core (other builds would be
  * measured instead of the service); {@code -Dsct.realtime=true} forces it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -74,7 +75,7 @@ class TomcatValidationTest {
         // load average of 20 on 2 cores, sweep points moved by +-10 % from one run to the next.
         double loadAverage = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         int cores = Runtime.getRuntime().availableProcessors();
-        org.junit.jupiter.api.Assumptions.assumeTrue(loadAverage < 1.5 * cores || Boolean.getBoolean("sct.realtime"),
+        org.junit.jupiter.api.Assumptions.assumeTrue(loadAverage < 4.0 * cores || Boolean.getBoolean("sct.realtime"),
                 () -> "load average " + loadAverage + " on " + cores + " cores: too busy for a real-time validation"
                         + " (force it with -Dsct.realtime=true)");
         load.clients(8);
@@ -117,9 +118,18 @@ class TomcatValidationTest {
         assertThat(result.verdict()).as(story).isEqualTo(Verdict.PLATEAU);
         int recommended = result.recommended().getAsInt();
         assertThat((double) recommended).as(story).isBetween(0.8 * knee, 1.2 * knee);
-        // Measured like a sweep point: twice, averaged.
-        double there = (load.throughputAt(recommended, 150, 700) + load.throughputAt(recommended, 150, 700)) / 2;
-        assertThat(there).as(story + "; throughput at " + recommended + ": " + there)
-                .isGreaterThanOrEqualTo(0.95 * max);
+        // Against the sweep's best level, measured in alternation with it so that a drift in the machine's load
+        // hits both alike: A, B, A, B, A, B.
+        int best = sweep.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).orElseThrow().getKey();
+        double there = 0;
+        double atBest = 0;
+        for (int round = 0; round < 3; round++) {
+            there += load.throughputAt(recommended, 150, 600);
+            atBest += load.throughputAt(best, 150, 600);
+        }
+        System.out.printf(Locale.ROOT, "Tomcat: recommended %d, knee %d: %.0f/s against %.0f/s at %d (%.1f %%)%n",
+                recommended, knee, there / 3, atBest / 3, best, 100 * there / atBest);
+        assertThat(there / atBest).as(story + "; throughput at " + recommended + " " + there / 3 + "/s, at " + best
+                + " " + atBest / 3 + "/s").isGreaterThanOrEqualTo(0.95);
     }
 }
