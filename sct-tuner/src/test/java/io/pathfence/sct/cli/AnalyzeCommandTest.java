@@ -33,7 +33,7 @@ class AnalyzeCommandTest {
     void jsonGivesOneObjectPerPathWithTheRangeAndWritesBothPlots() throws IOException {
         Path csv = dir.resolve("records.csv");
         List<String> lines = new ArrayList<>(List.of("path,arrival_ms,departure_ms"));
-        lines.addAll(simulatedRecords("orders", new SimulatedServer.Shape("orders", 4, 2, 6, 0.02), 24));
+        lines.addAll(simulatedRecords("orders", new SimulatedServer.Shape("orders", 4, 2, 6, 0.02), 24, 60));
         // A second path with three requests: too little to decide.
         lines.addAll(List.of("stock,0.5,3.25", "stock,1,2", "stock,2.5,9.75"));
         lines.sort((a, b) -> a.startsWith("path") ? -1 : b.startsWith("path") ? 1
@@ -66,7 +66,7 @@ class AnalyzeCommandTest {
     void textNamesTheRangeTheRecommendationAndThePlots() throws IOException {
         Path csv = dir.resolve("r.csv");
         List<String> lines = new ArrayList<>(List.of("arrival_ms,departure_ms,path,extra"));
-        for (String r : simulatedRecords("a", new SimulatedServer.Shape("a", 2, 1, 9, 0.05), 30)) {
+        for (String r : simulatedRecords("a", new SimulatedServer.Shape("a", 2, 1, 9, 0.05), 30, 30)) {
             String[] f = r.split(",");
             lines.add(f[1] + "," + f[2] + "," + f[0] + ",x");
         }
@@ -76,7 +76,7 @@ class AnalyzeCommandTest {
 
         assertThat(code).as(err.toString()).isZero();
         assertThat(out.toString()).startsWith("a: PLATEAU  range [").contains("recommended ")
-                .contains("(1200 samples of 50 ms)").contains(dir.resolve("plots").resolve("r.a.png").toString());
+                .contains("(600 samples of 50 ms)").contains(dir.resolve("plots").resolve("r.a.png").toString());
         assertThat(dir.resolve("plots").resolve("r.a.svg")).exists();
     }
 
@@ -124,8 +124,8 @@ class AnalyzeCommandTest {
         return SctCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
     }
 
-    /** One minute of the simulated service under bursty load, with its reservation at {@code limit}. */
-    static List<String> simulatedRecords(String path, SimulatedServer.Shape shape, int limit) {
+    /** The simulated service under bursty load for {@code seconds}, with its reservation at {@code limit}. */
+    static List<String> simulatedRecords(String path, SimulatedServer.Shape shape, int limit, int seconds) {
         List<double[]> requests = new ArrayList<>();
         ConcurrencyRecorder capture = new ConcurrencyRecorder() {
             @Override
@@ -170,7 +170,7 @@ class AnalyzeCommandTest {
                 return List.of();
             }
         };
-        SimulatedServer.Session.open(shape, SimulatedServer.Load.bursty(), limit, 5).run(60, capture, null);
+        SimulatedServer.Session.open(shape, SimulatedServer.Load.bursty(), limit, 5).run(seconds, capture, null);
         requests.sort((a, b) -> Double.compare(a[0], b[0]));
         List<String> lines = new ArrayList<>(requests.size());
         for (double[] r : requests) {
