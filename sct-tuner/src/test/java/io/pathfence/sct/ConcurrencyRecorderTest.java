@@ -106,4 +106,31 @@ class ConcurrencyRecorderTest {
         assertThat(recorder.drain(1_040 * MS)).hasSize(3);
         assertThat(recorder.snapshot(1_040 * MS)).isEmpty();
     }
+
+    @Test
+    void recordingAllocatesNothingPerRequest() {
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long id = Thread.currentThread().getId();
+        ConcurrencyRecorder quiet = Sct.recorder(config, () -> now[0]);
+        long t = now[0];
+        for (int warm = 0; warm < 20_000; warm++) {
+            t += 1_000;
+            quiet.arrived(t);
+            quiet.waitStarted(t);
+            quiet.waitEnded(t);
+            quiet.departed(t, t + 500);
+        }
+
+        long before = threads.getThreadAllocatedBytes(id);
+        for (int i = 0; i < 100_000; i++) { // 100 ms of requests: ten intervals close, the ring wraps
+            t += 1_000;
+            quiet.arrived(t);
+            quiet.waitStarted(t);
+            quiet.waitEnded(t);
+            quiet.departed(t, t + 500);
+        }
+        long allocated = threads.getThreadAllocatedBytes(id) - before;
+
+        assertThat(allocated).as("bytes allocated by 400,000 recorder calls").isLessThan(1_024);
+    }
 }
