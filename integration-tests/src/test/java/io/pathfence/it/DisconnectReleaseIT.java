@@ -35,7 +35,7 @@ class DisconnectReleaseIT {
 		long reset = System.nanoTime();
 		Gauges.awaitEnvoyIdle(topology.envoyFenced, Duration.ofSeconds(2));
 		Duration released = Duration.ofNanos(System.nanoTime() - reset);
-		System.out.printf("(e) filter: every gauge at 0 %d ms after the clients reset%n", released.toMillis());
+		Figures.print("(e) filter: every gauge at 0 " + released.toMillis() + " ms after the clients reset");
 		assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("released before the upstream stall ended")
 			.isLessThan(ORDER_STALL);
 
@@ -52,8 +52,10 @@ class DisconnectReleaseIT {
 				"the starter's orders active == 4");
 
 		reset(clients);
+		long reset = System.nanoTime();
 		Gauges.awaitStarterIdle(topology.ordersFenced, ORDER_STALL.plusSeconds(3));
-		System.out.println("(e) starter: every reservation at 0 active, 0 queued after the clients reset");
+		Figures.print("(e) starter: every reservation at 0 active, 0 queued "
+				+ Duration.ofNanos(System.nanoTime() - reset).toMillis() + " ms after the clients reset");
 	}
 
 	private static List<Socket> sendStallingOrders(String host, int port) throws IOException {

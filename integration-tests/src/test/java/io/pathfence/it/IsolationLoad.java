@@ -16,13 +16,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class IsolationLoad {
 
-	/** Orders per second: at a 1 s stall they need 16 threads of the 8 the service has. */
-	static final double ORDERS_RATE = 16;
+	/** Orders per second: at a 2 s stall they need 16 threads of the 8 the service has. */
+	static final double ORDERS_RATE = 8;
 
 	/** Enough user requests (120) that the p99 is not just the slowest one. */
-	static final double USER_RATE = 40;
+	static final double USER_RATE = 30;
 
-	static final Duration DURATION = Duration.ofSeconds(3);
+	static final Duration DURATION = Duration.ofSeconds(4);
 
 	/** The bound of the fast path's p99: half the stall, which an unfenced service cannot keep. */
 	static final Duration USER_P99_BOUND = Topology.SHIPPING_STALL.dividedBy(2);
@@ -34,7 +34,7 @@ final class IsolationLoad {
 	static Map<String, PathResult> run(String label, URI base) throws Exception {
 		Topology.warmUp(base.resolve("/user"), 40);
 		Topology.warmUp(base.resolve("/orders?delay=1"), 20);
-		System.out.println(label + ":");
+		Figures.print(label + ":");
 		return new OpenLoopLoad().run(DURATION, new Stream("orders", base.resolve("/orders"), ORDERS_RATE),
 				new Stream("user", base.resolve("/user"), USER_RATE));
 	}

@@ -73,7 +73,7 @@ final class OpenLoopLoad {
 		catch (Exception ex) {
 			throw new IllegalStateException("the load's answers did not all arrive", ex);
 		}
-		results.values().forEach((result) -> System.out.println("  " + result));
+		results.values().forEach((result) -> Figures.print("  " + result));
 		return results;
 	}
 

@@ -60,7 +60,7 @@ class PauseInjectionIT {
 
 	private static Map<String, PathResult> load(String label, PathFenceContainer envoy) throws Exception {
 		Topology.warmUp(Topology.uri(envoy, "/b"), 40);
-		System.out.println(label + ":");
+		Figures.print(label + ":");
 		return new OpenLoopLoad().run(Duration.ofSeconds(5), new Stream("a", Topology.uri(envoy, "/a"), 20),
 				new Stream("b", Topology.uri(envoy, "/b"), 20));
 	}

@@ -33,14 +33,15 @@ import org.testcontainers.lifecycle.Startables;
 final class Topology implements AutoCloseable {
 
 	/** How long shipping stalls every call. */
-	static final Duration SHIPPING_STALL = Duration.ofMillis(1000);
+	static final Duration SHIPPING_STALL = Duration.ofSeconds(2);
 
 	/** The filter's fence for the orders service: the same split of its 8 threads as the starter's (4 + 3 + 1). */
 	static final String ORDERS_FENCE = """
 			{"paths": [
 			  {"name": "orders", "match": {"prefix": "/orders"}, "max_concurrency": 4, "max_queue": 4,
 			   "queue_timeout_ms": 300},
-			  {"name": "user", "match": {"prefix": "/user"}, "max_concurrency": 3, "max_queue": 20}],
+			  {"name": "user", "match": {"prefix": "/user"}, "max_concurrency": 3, "max_queue": 40,
+			   "queue_timeout_ms": 2000}],
 			 "local": {"max_concurrency": 1}}""";
 
 	private static final Pattern FIGURE = Pattern.compile("\"path\":\"([^\"]+)\".*?\"active\":(\\d+),\"queued\":(\\d+)");
@@ -74,7 +75,7 @@ final class Topology implements AutoCloseable {
 		Startables.deepStart(this.envoyFenced, this.envoyPlain, this.ordersFenced).join();
 		this.started.addAll(List.of(this.envoyFenced, this.envoyPlain, this.ordersFenced, this.ordersUnfenced,
 				this.shipping, this.user));
-		System.out.printf("topology started in %d s%n", Duration.ofNanos(System.nanoTime() - begin).toSeconds());
+		Figures.print("topology started in " + Duration.ofNanos(System.nanoTime() - begin).toSeconds() + " s");
 		return this;
 	}
 
