@@ -76,7 +76,7 @@ class PathTunerConvergenceTests {
 		}
 		List<Integer> trajectory = new ArrayList<>();
 		try {
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(18);
 			Thread.sleep(3000);
 			while (System.nanoTime() < deadline) {
 				TuningDecision decision = tuner.decide().get("work");
@@ -94,8 +94,11 @@ class PathTunerConvergenceTests {
 			workers.shutdown();
 		}
 		System.out.println("permits over time: " + trajectory + "; last decision: " + tuner.decision("work"));
-		List<Integer> settled = trajectory.subList(trajectory.size() - 4, trajectory.size());
-		assertThat(settled).as("reservation in the last 3 s, knee at %d", CORES).allMatch((p) -> p >= 3 && p <= 6);
+		// Once settled the tuner still probes one step either side of the knee now and then, and comes back.
+		List<Integer> settled = trajectory.subList(trajectory.size() - 8, trajectory.size());
+		assertThat(settled).as("reservation in the last 6 s, knee at %d", CORES).allMatch((p) -> p >= 3 && p <= 6);
+		assertThat(settled.stream().mapToInt(Integer::intValue).average().orElseThrow()).as("mean settled reservation")
+			.isBetween(CORES * 0.8, CORES * 1.25);
 		assertThat(trajectory.get(0)).as("started far above the knee").isGreaterThan(8);
 	}
 

@@ -28,8 +28,9 @@ import java.util.TreeMap;
  *       one <em>qualifies</em>. With fewer than {@code minLevels} qualified levels the verdict is {@link
  *       Verdict#INSUFFICIENT_DATA}, unless requests wait at the highest qualified level h (mean waiting at least
  *       {@code waitingThreshold}): a reservation that binds pins the concurrency to a level or two, so the verdict
- *       is then {@link Verdict#EXPLORE} one step (step 6) up from h if h has the peak throughput (step 3), down
- *       from the lowest level if that one has it, and down from h if h is the only level.</li>
+ *       is then {@link Verdict#EXPLORE} one step (step 6) up from h if h has the peak throughput (step 3) and the
+ *       lowest level is significantly below it (step 4), down from the lowest level if that one has the peak or is
+ *       within the noise of it, and down from h if h is the only level.</li>
  *   <li>Per level: mean throughput TP_n, its standard error SE_n = s_n / sqrt(k_n), and the mean response time
  *       RT_n = Σ TP_i·RT_i / Σ TP_i (the mean over the requests that completed).</li>
  *   <li>Peak level m = the qualified level with the largest TP_n (the lowest such level on a tie).</li>
@@ -185,19 +186,24 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
         }
         int next;
         String why;
+        Accumulator top = byLevel.get(peak);
         if (qualified.size() == 1 && highest > 1) {
             next = Math.max(1, highest - exploreStep(highest));
             why = "the concurrency is pinned at " + highest;
-        } else if (peak == highest) {
+        } else if (peak == highest && !onPlateau(byLevel.get(lowest), top)) {
             next = highest + exploreStep(highest);
-            why = "throughput is highest at the highest level, " + highest;
+            why = "throughput is significantly highest at the highest level, " + highest;
+        } else if (peak == highest && lowest > 1) {
+            // A rise within the noise is no rise: the same throughput with less concurrency is the better
+            // reservation, so look below the lowest level for Q_lower rather than above for more of the same.
+            next = Math.max(1, lowest - exploreStep(lowest));
+            why = "throughput at " + lowest + " is within the noise of the highest level's";
         } else if (peak == lowest) {
             next = Math.max(1, lowest - exploreStep(lowest));
             why = "throughput is highest at the lowest level, " + lowest;
         } else {
             return insufficient(window, byLevel, qualified);
         }
-        Accumulator top = byLevel.get(peak);
         String reason = String.format(Locale.ROOT,
                 "only %d concurrency level(s) with at least %d samples each; %s (%.1f/s) and %.2f requests wait"
                         + " at %d on average; exploring %d",
