@@ -51,10 +51,14 @@ public final class PathFence {
 
 	private final PathFenceListener listener;
 
+	/** Whether anyone hears wait and service times; when not, the clock is not read at all. */
+	private final boolean timed;
+
 	private PathFence(Builder builder) {
 		this.poolSize = builder.poolSize;
 		this.nanoClock = builder.nanoClock;
 		this.listener = builder.listener;
+		this.timed = builder.listener != PathFenceListener.NONE;
 		Map<String, Reservation> byName = new LinkedHashMap<>();
 		for (Builder.PathSpec spec : builder.paths) {
 			byName.put(spec.name(), new Reservation(spec.name(), false, spec.permits(), spec.maxQueue(),
@@ -103,7 +107,7 @@ public final class PathFence {
 	 */
 	public Ticket acquire(String path, GrantListener onGrant) {
 		Reservation reservation = reservation(path);
-		long now = this.nanoClock.getAsLong();
+		long now = now();
 		Ticket ticket = new Ticket(this, reservation, Objects.requireNonNull(onGrant, "onGrant"), now);
 		this.lock.lock();
 		try {
@@ -139,7 +143,7 @@ public final class PathFence {
 
 	boolean release(Ticket ticket) {
 		Ticket next;
-		long now = this.nanoClock.getAsLong();
+		long now = now();
 		long heldNanos;
 		this.lock.lock();
 		try {
@@ -203,7 +207,7 @@ public final class PathFence {
 					+ "size it explicitly to resize it");
 		}
 		List<Ticket> granted = new ArrayList<>();
-		long now = this.nanoClock.getAsLong();
+		long now = now();
 		this.lock.lock();
 		try {
 			int paths = sumOfPaths() - (reservation.local ? 0 : reservation.permits) + (reservation.local ? 0 : permits);
@@ -287,13 +291,8 @@ public final class PathFence {
 	}
 
 	long queueTimeoutOf(Ticket ticket) {
-		this.lock.lock();
-		try {
-			return ticket.path.queueTimeoutNanos;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		// Fixed when the fence is built, so it is read without the lock.
+		return ticket.path.queueTimeoutNanos;
 	}
 
 	/**
@@ -379,6 +378,10 @@ public final class PathFence {
 			grant(next, owner, now);
 		}
 		return next;
+	}
+
+	private long now() {
+		return this.timed ? this.nanoClock.getAsLong() : 0L;
 	}
 
 	private void grant(Ticket ticket, Reservation owner, long now) {

@@ -21,7 +21,7 @@ final class Reservation {
 
 	int maxQueue;
 
-	long queueTimeoutNanos;
+	final long queueTimeoutNanos;
 
 	/** Permits of this reservation currently held, by its own tasks or lent. */
 	int inUse;

@@ -1,8 +1,11 @@
 package io.pathfence.task;
 
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
@@ -78,10 +81,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	@Override
 	public CompletableFuture<Void> submitCompletable(Runnable task) {
-		return submitCompletable(CurrentPath.get(), () -> {
-			task.run();
-			return null;
-		});
+		return submitCompletable(CurrentPath.get(), Executors.callable(task, null));
 	}
 
 	@Override
@@ -99,16 +99,17 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		admit(path, task, null);
 	}
 
+
 	/** Like {@link #execute(String, Runnable)}, with a future that a queue timeout fails. */
 	public Future<?> submit(String path, Runnable task) {
-		FencedFuture<Object> future = new FencedFuture<>(path, task, null);
+		FencedFuture<Object> future = new FencedFuture<>(path, Executors.callable(task), null);
 		admit(path, future, future);
 		return future;
 	}
 
 	/** Like {@link #execute(String, Runnable)}, with a future that a queue timeout fails. */
 	public <T> Future<T> submit(String path, Callable<T> task) {
-		FencedFuture<T> future = new FencedFuture<>(path, task);
+		FencedFuture<T> future = new FencedFuture<>(path, task, null);
 		admit(path, future, future);
 		return future;
 	}
@@ -116,24 +117,17 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	/** Like {@link #submit(String, Callable)}, with a {@link CompletableFuture}. */
 	public <T> CompletableFuture<T> submitCompletable(String path, Callable<T> task) {
 		CompletableFuture<T> result = new CompletableFuture<>();
-		Runnable body = () -> {
-			try {
-				result.complete(task.call());
-			}
-			catch (Throwable ex) {
-				result.completeExceptionally(ex);
-			}
-		};
-		admit(path, body, (reason) -> result.completeExceptionally(new PathRejectedException(path, reason)));
+		FencedFuture<T> future = new FencedFuture<>(path, task, result);
+		admit(path, future, future);
 		return result;
 	}
 
-	private void admit(String path, Runnable task, Rejectable onTimeout) {
+	private void admit(String path, Runnable task, FencedFuture<?> future) {
 		Runnable decorated = (this.taskDecorator != null) ? this.taskDecorator.decorate(task) : task;
-		Ticket ticket = this.fence.acquire(path, (granted) -> dispatch(granted, decorated, onTimeout));
+		Ticket ticket = this.fence.acquire(path, (granted) -> dispatch(new FencedRun(granted, decorated, future)));
 		Admission admission = ticket.admission();
 		if (admission == Admission.GRANTED) {
-			if (!dispatch(ticket, decorated, onTimeout)) {
+			if (!dispatch(new FencedRun(ticket, decorated, future))) {
 				throw new TaskRejectedException("Workers of path '" + path + "' did not accept the task");
 			}
 		}
@@ -141,9 +135,12 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			throw new PathRejectedException(path, RejectionReason.QUEUE_FULL);
 		}
 		else {
+			if (future != null) {
+				future.waitingOn(ticket);
+			}
 			Future<?> timeout = this.waitTimer.expireLater(ticket, () -> {
-				if (onTimeout != null) {
-					onTimeout.reject(RejectionReason.TIMEOUT);
+				if (future != null) {
+					future.reject(RejectionReason.TIMEOUT);
 				}
 			});
 			if (timeout != null) {
@@ -154,60 +151,178 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	}
 
 	/**
-	 * Hands a granted task to a worker. Returns {@code false} when the workers refuse it (they are shutting
-	 * down): the permit is given back at once and the task's future, if any, fails.
+	 * Hands a granted task on. A worker that is giving back its permit takes the task its permit was granted to
+	 * itself, next, rather than queueing it for another thread: at saturation that saves a queue and a wake-up per
+	 * task. Returns {@code false} when the workers refuse the task (they are shutting down): the permit is given
+	 * back at once and the task's future, if any, fails.
 	 */
-	private boolean dispatch(Ticket ticket, Runnable task, Rejectable onFailure) {
-		ticket.cancelTimeout();
-		String path = ticket.path();
+	private boolean dispatch(FencedRun run) {
+		run.ticket.cancelTimeout();
+		Successor successor = this.successor.get();
+		if (successor.open && successor.next == null) {
+			successor.next = run;
+			return true;
+		}
 		try {
-			this.workers.execute(() -> {
-				String previous = CurrentPath.enter(path);
-				try {
-					task.run();
-				}
-				finally {
-					CurrentPath.restore(previous);
-					ticket.release();
-				}
-			});
+			this.workers.execute(run);
 			return true;
 		}
 		catch (RejectedExecutionException ex) {
-			ticket.release();
-			if (onFailure != null) {
-				onFailure.reject(RejectionReason.QUEUE_FULL);
+			run.ticket.release();
+			if (run.future != null) {
+				run.future.reject(RejectionReason.QUEUE_FULL);
 			}
 			return false;
 		}
 	}
 
-	/** Something to fail when a task is turned away after it was accepted. */
-	@FunctionalInterface
-	private interface Rejectable {
+	/** Gives a permit back on a worker, letting the worker take the task the permit goes to next. */
+	private void releaseOnWorker(Ticket ticket) {
+		Successor successor = this.successor.get();
+		boolean wasOpen = successor.open;
+		successor.open = true;
+		try {
+			ticket.release();
+		}
+		finally {
+			successor.open = wasOpen;
+		}
+	}
 
-		void reject(RejectionReason reason);
+	/** The task a worker takes next, set while the worker gives back a permit. One per worker thread. */
+	private static final class Successor {
+
+		boolean open;
+
+		FencedRun next;
 
 	}
 
-	/** A future that a queue timeout can fail with the path's rejection. */
-	private static final class FencedFuture<T> extends FutureTask<T> implements Rejectable {
+	private final ThreadLocal<Successor> successor = ThreadLocal.withInitial(Successor::new);
 
-		private final String path;
+	/** A granted task: runs under its path on a worker, then gives its permit back. */
+	private final class FencedRun implements Runnable {
 
-		FencedFuture(String path, Callable<T> callable) {
-			super(callable);
-			this.path = path;
-		}
+		final Ticket ticket;
 
-		FencedFuture(String path, Runnable runnable, T result) {
-			super(runnable, result);
-			this.path = path;
+		final Runnable task;
+
+		final FencedFuture<?> future;
+
+		FencedRun(Ticket ticket, Runnable task, FencedFuture<?> future) {
+			this.ticket = ticket;
+			this.task = task;
+			this.future = future;
 		}
 
 		@Override
-		public void reject(RejectionReason reason) {
+		public void run() {
+			Successor successor = PathFenceTaskExecutor.this.successor.get();
+			FencedRun current = this;
+			while (current != null) {
+				current.runOnce();
+				current = successor.next;
+				successor.next = null;
+			}
+		}
+
+		private void runOnce() {
+			if (this.future != null) {
+				// The future gives the permit back before it completes, so whoever waits on it can submit again.
+				this.future.holding(this.ticket);
+			}
+			String previous = CurrentPath.enter(this.ticket.path());
+			try {
+				this.task.run();
+			}
+			finally {
+				CurrentPath.restore(previous);
+				releaseOnWorker(this.ticket);
+			}
+		}
+
+	}
+
+	/**
+	 * A task's future. It gives the task's permit back before it completes, so a caller that waits for one task
+	 * and submits the next never finds the permit still held; a queue timeout fails it with the path's rejection.
+	 */
+	private final class FencedFuture<T> extends FutureTask<T> {
+
+		private final String path;
+
+		private final CompletableFuture<T> completion;
+
+		private volatile Ticket ticket;
+
+		private volatile Ticket waiting;
+
+		FencedFuture(String path, Callable<T> callable, CompletableFuture<T> completion) {
+			super(callable);
+			this.path = path;
+			this.completion = completion;
+		}
+
+		void holding(Ticket ticket) {
+			this.ticket = ticket;
+		}
+
+		void waitingOn(Ticket ticket) {
+			this.waiting = ticket;
+		}
+
+		@Override
+		public boolean cancel(boolean mayInterruptIfRunning) {
+			boolean cancelled = super.cancel(mayInterruptIfRunning);
+			Ticket queued = this.waiting;
+			if (cancelled && queued != null) {
+				// A cancelled task gives up its place in the queue at once instead of being granted for nothing.
+				queued.cancel();
+			}
+			return cancelled;
+		}
+
+		void reject(RejectionReason reason) {
 			setException(new PathRejectedException(this.path, reason));
+		}
+
+		@Override
+		protected void set(T value) {
+			givePermitBack();
+			super.set(value);
+		}
+
+		@Override
+		protected void setException(Throwable failure) {
+			givePermitBack();
+			super.setException(failure);
+		}
+
+		@Override
+		protected void done() {
+			if (this.completion == null) {
+				return;
+			}
+			try {
+				this.completion.complete(get());
+			}
+			catch (ExecutionException ex) {
+				this.completion.completeExceptionally(ex.getCause());
+			}
+			catch (CancellationException ex) {
+				this.completion.cancel(false);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				this.completion.completeExceptionally(ex);
+			}
+		}
+
+		private void givePermitBack() {
+			Ticket held = this.ticket;
+			if (held != null) {
+				releaseOnWorker(held);
+			}
 		}
 
 	}

@@ -1,0 +1,120 @@
+package io.pathfence.task;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+
+import io.pathfence.core.PathFence;
+import io.pathfence.core.RejectionReason;
+import io.pathfence.core.WaitTimer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@link PathFenceTaskExecutor} over real threads: one task at a time per permit, fast rejection, timeouts and
+ * cancellation that give their place back.
+ */
+class PathFenceTaskExecutorTests {
+
+	private final ThreadPoolTaskExecutor workers = new ThreadPoolTaskExecutor();
+
+	private final WaitTimer waitTimer = new WaitTimer();
+
+	private PathFenceTaskExecutor executor(int permits, int maxQueue, Duration queueTimeout) {
+		PathFence fence = PathFence.builder(4).path("a", permits, maxQueue, queueTimeout).build();
+		this.workers.setCorePoolSize(4);
+		this.workers.setMaxPoolSize(4);
+		this.workers.initialize();
+		return new PathFenceTaskExecutor(fence, this.workers, this.waitTimer, null);
+	}
+
+	@AfterEach
+	void shutdown() {
+		this.workers.shutdown();
+		this.waitTimer.close();
+	}
+
+	@Test
+	void callerThatWaitsForEachTaskIsNeverRejectedByItsOwnPreviousTask() throws Exception {
+		PathFenceTaskExecutor executor = executor(1, 0, Duration.ZERO);
+		for (int i = 0; i < 20_000; i++) {
+			assertThat(executor.submit("a", () -> 1).get(5, TimeUnit.SECONDS)).isEqualTo(1);
+			assertThat(executor.submitCompletable("a", () -> 2).get(5, TimeUnit.SECONDS)).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void fullQueueRejectsAtOnce() throws Exception {
+		PathFenceTaskExecutor executor = executor(1, 1, Duration.ZERO);
+		CountDownLatch gate = new CountDownLatch(1);
+		Future<?> running = executor.submit("a", () -> await(gate));
+		Future<?> queued = executor.submit("a", () -> "queued");
+		assertThatExceptionOfType(PathRejectedException.class).isThrownBy(() -> executor.submit("a", () -> "x"))
+			.satisfies((ex) -> {
+				assertThat(ex.getPath()).isEqualTo("a");
+				assertThat(ex.getReason()).isEqualTo(RejectionReason.QUEUE_FULL);
+			});
+		gate.countDown();
+		running.get(5, TimeUnit.SECONDS);
+		assertThat(queued.get(5, TimeUnit.SECONDS)).isEqualTo("queued");
+	}
+
+	@Test
+	void taskWaitingPastItsQueueTimeoutFailsWithTheRejection() throws Exception {
+		PathFenceTaskExecutor executor = executor(1, 5, Duration.ofMillis(100));
+		CountDownLatch gate = new CountDownLatch(1);
+		executor.submit("a", () -> await(gate));
+		CompletableFuture<String> late = executor.submitCompletable("a", () -> "late");
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> late.get(5, TimeUnit.SECONDS))
+			.havingCause()
+			.isInstanceOfSatisfying(PathRejectedException.class,
+					(ex) -> assertThat(ex.getReason()).isEqualTo(RejectionReason.TIMEOUT));
+		gate.countDown();
+	}
+
+	@Test
+	void cancelledQueuedTaskGivesUpItsPlaceAtOnce() throws Exception {
+		PathFenceTaskExecutor executor = executor(1, 1, Duration.ZERO);
+		CountDownLatch gate = new CountDownLatch(1);
+		executor.submit("a", () -> await(gate));
+		Future<?> queued = executor.submit("a", () -> "never");
+		assertThat(executor.getFence().figures("a").queued()).isEqualTo(1);
+		assertThat(queued.cancel(false)).isTrue();
+		assertThat(executor.getFence().figures("a").queued()).isZero();
+		Future<?> next = executor.submit("a", () -> "next");
+		gate.countDown();
+		assertThat(next.get(5, TimeUnit.SECONDS)).isEqualTo("next");
+		Awaitility.await().untilAsserted(() -> assertThat(executor.getFence().figures("a").active()).isZero());
+	}
+
+	@Test
+	void failingTaskStillGivesItsPermitBack() throws Exception {
+		PathFenceTaskExecutor executor = executor(1, 0, Duration.ZERO);
+		Future<?> failing = executor.submit("a", () -> {
+			throw new IllegalStateException("boom");
+		});
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> failing.get(5, TimeUnit.SECONDS));
+		assertThat(executor.submit("a", () -> "after").get(5, TimeUnit.SECONDS)).isEqualTo("after");
+	}
+
+	private static Object await(CountDownLatch gate) {
+		try {
+			gate.await(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return null;
+	}
+
+}
