@@ -102,11 +102,25 @@ class PathFenceStressTests {
 			threads[t].setUncaughtExceptionHandler((thread, ex) -> failures.add(ex));
 			threads[t].start();
 		}
+		// Invariants must hold at every moment, not only at the end: a stranded waiter may be rescued later by
+		// an unrelated release and leave no trace. Each check takes the lock, so it sees a consistent state.
+		Queue<String> violations = new ConcurrentLinkedQueue<>();
+		java.util.concurrent.atomic.AtomicBoolean stressing = new java.util.concurrent.atomic.AtomicBoolean(true);
+		Thread monitor = new Thread(() -> {
+			while (stressing.get() && violations.isEmpty()) {
+				violations.addAll(fence.invariantViolations());
+				Thread.onSpinWait();
+			}
+		});
+		monitor.start();
 		start.countDown();
 		for (Thread thread : threads) {
 			thread.join(TimeUnit.SECONDS.toMillis(60));
 			assertThat(thread.isAlive()).as("stress thread finished").isFalse();
 		}
+		stressing.set(false);
+		monitor.join();
+		assertThat(violations).as("invariants during the run").isEmpty();
 
 		assertThat(failures).isEmpty();
 		assertThat(fence.invariantViolations()).isEmpty();
