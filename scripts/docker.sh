@@ -70,3 +70,6 @@ else
     --change 'CMD ["/bin/bash"]' - "$BASE_IMAGE" >/dev/null
   echo "docker.sh: built $BASE_IMAGE"
 fi
+
+# Each run tags its freshly built test images anew; the untagged ones of earlier runs are only disk.
+docker image prune -f --filter label=org.testcontainers=true >/dev/null
