@@ -1,23 +1,23 @@
 package io.pathfence.it;
 
 import io.pathfence.testcontainers.DockerTestSupport;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Gives a test the shared {@link Topology}, started on first use and stopped when the whole run ends. Without
- * Docker the test class fails under {@code CI=true} and is skipped with the reason otherwise (checked before all
- * its tests, where an aborted assumption skips the class rather than failing a parameter's resolution).
+ * Docker each test fails under {@code CI=true} and is skipped with the reason otherwise (checked before each test,
+ * where an aborted assumption counts as a skipped test rather than failing a parameter's resolution).
  */
-final class TopologyExtension implements BeforeAllCallback, ParameterResolver {
+final class TopologyExtension implements BeforeEachCallback, ParameterResolver {
 
 	private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace
 		.create(TopologyExtension.class);
 
 	@Override
-	public void beforeAll(ExtensionContext context) {
+	public void beforeEach(ExtensionContext context) {
 		DockerTestSupport.requireDocker();
 	}
 

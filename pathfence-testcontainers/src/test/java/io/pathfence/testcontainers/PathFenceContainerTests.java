@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
 
 import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
@@ -34,9 +34,13 @@ class PathFenceContainerTests {
 
 	private static GenericContainer<?> target;
 
-	@BeforeAll
-	static void startTarget() {
+	/** Per test, so that without Docker each test is reported skipped; the target starts once. */
+	@BeforeEach
+	void startTarget() {
 		DockerTestSupport.requireDocker();
+		if (target != null) {
+			return;
+		}
 		network = Network.newNetwork();
 		target = new GenericContainer<>(DockerTestSupport.BASE_IMAGE)
 			.withNetwork(network)
