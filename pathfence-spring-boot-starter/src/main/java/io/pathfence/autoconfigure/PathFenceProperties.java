@@ -31,6 +31,12 @@ public class PathFenceProperties {
 	private Duration retryAfter = Duration.ofSeconds(1);
 
 	/**
+	 * Request path patterns that bypass the fence altogether, such as health probes that must answer however
+	 * loaded the service is.
+	 */
+	private List<String> exemptRoutes = new ArrayList<>(List.of("/actuator/**"));
+
+	/**
 	 * Execution paths by name, each with its own reservation.
 	 */
 	private Map<String, Path> paths = new LinkedHashMap<>();
@@ -67,6 +73,14 @@ public class PathFenceProperties {
 
 	public void setRetryAfter(Duration retryAfter) {
 		this.retryAfter = retryAfter;
+	}
+
+	public List<String> getExemptRoutes() {
+		return this.exemptRoutes;
+	}
+
+	public void setExemptRoutes(List<String> exemptRoutes) {
+		this.exemptRoutes = exemptRoutes;
 	}
 
 	public Map<String, Path> getPaths() {

@@ -47,7 +47,7 @@ public final class PathFenceWebAutoConfiguration {
 		properties.getPaths()
 			.forEach((name, path) -> routes.put(name, new RequestClassifier.PathRoutes(path.getRoutes(),
 					path.getMethods())));
-		return new RequestClassifier(routes, () -> FencedHandlers.find(handlerMappings));
+		return new RequestClassifier(properties.getExemptRoutes(), routes, () -> FencedHandlers.find(handlerMappings));
 	}
 
 	@Bean

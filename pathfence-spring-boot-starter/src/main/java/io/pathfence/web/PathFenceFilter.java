@@ -72,6 +72,10 @@ public class PathFenceFilter implements Filter {
 			return;
 		}
 		String path = this.classifier.classify(request);
+		if (path.equals(RequestClassifier.EXEMPT)) {
+			chain.doFilter(request, response);
+			return;
+		}
 		ParkedRequest parked = new ParkedRequest(request, path);
 		Ticket ticket = this.fence.acquire(path, parked);
 		switch (ticket.admission()) {

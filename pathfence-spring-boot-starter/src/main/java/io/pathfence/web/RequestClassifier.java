@@ -25,7 +25,12 @@ import io.pathfence.core.PathFence;
  */
 public final class RequestClassifier {
 
+	/** What {@link #classify} returns for a request that bypasses the fence. */
+	public static final String EXEMPT = "";
+
 	private final List<Route> routes;
+
+	private final List<PathPattern> exempt;
 
 	private final Supplier<Map<RequestMappingInfo, String>> annotatedHandlers;
 
@@ -38,6 +43,21 @@ public final class RequestClassifier {
 	 */
 	public RequestClassifier(Map<String, PathRoutes> routes,
 			Supplier<Map<RequestMappingInfo, String>> annotatedHandlers) {
+		this(List.of(), routes, annotatedHandlers);
+	}
+
+	/**
+	 * @param exemptRoutes request path patterns that bypass the fence
+	 * @param routes configured patterns by path name, with the HTTP methods each path's routes are limited to
+	 * @param annotatedHandlers the request mappings whose handlers carry {@code @FencedPath}
+	 */
+	public RequestClassifier(List<String> exemptRoutes, Map<String, PathRoutes> routes,
+			Supplier<Map<RequestMappingInfo, String>> annotatedHandlers) {
+		List<PathPattern> exempt = new ArrayList<>();
+		for (int i = 0; i < exemptRoutes.size(); i++) {
+			exempt.add(parse("pathfence.exempt-routes[" + i + "]", exemptRoutes.get(i)));
+		}
+		this.exempt = List.copyOf(exempt);
 		this.routes = parse(routes);
 		this.annotatedHandlers = annotatedHandlers;
 	}
@@ -51,8 +71,20 @@ public final class RequestClassifier {
 	public record PathRoutes(List<String> patterns, List<String> methods) {
 	}
 
-	/** The path of this request, {@link PathFence#LOCAL} when it belongs to none. */
+	/**
+	 * The path of this request: {@link PathFence#LOCAL} when it belongs to none, {@link #EXEMPT} when it bypasses
+	 * the fence.
+	 */
 	public String classify(HttpServletRequest request) {
+		if (!this.exempt.isEmpty()) {
+			PathContainer requestPath = RequestPath.parse(request.getRequestURI(), request.getContextPath())
+				.pathWithinApplication();
+			for (PathPattern pattern : this.exempt) {
+				if (pattern.matches(requestPath)) {
+					return EXEMPT;
+				}
+			}
+		}
 		Map<RequestMappingInfo, String> annotated = annotatedHandlers();
 		if (!annotated.isEmpty()) {
 			String path = classifyByHandler(request, annotated);
@@ -108,14 +140,14 @@ public final class RequestClassifier {
 		routes.forEach((path, config) -> {
 			for (int i = 0; i < config.patterns().size(); i++) {
 				String pattern = config.patterns().get(i);
-				parsed.add(new Route(path, parse(path, i, pattern), new LinkedHashSet<>(config.methods())));
+				parsed.add(new Route(path, parse("pathfence.paths." + path + ".routes[" + i + "]", pattern),
+						new LinkedHashSet<>(config.methods())));
 			}
 		});
 		return List.copyOf(parsed);
 	}
 
-	private static PathPattern parse(String path, int index, String pattern) {
-		String property = "pathfence.paths." + path + ".routes[" + index + "]";
+	private static PathPattern parse(String property, String pattern) {
 		if (pattern == null || !pattern.startsWith("/")) {
 			throw new InvalidPathFenceConfigurationException(property, pattern,
 					"a request path pattern starting with '/', such as /orders/**");

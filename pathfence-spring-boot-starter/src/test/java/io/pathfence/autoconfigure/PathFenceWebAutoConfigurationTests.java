@@ -56,6 +56,14 @@ class PathFenceWebAutoConfigurationTests {
 	}
 
 	@Test
+	void whenExemptRouteIsMalformedThenStartupFailsNamingIt() {
+		this.contextRunner.withPropertyValues("pathfence.exempt-routes=/health/{x").run((context) -> {
+			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("pathfence.exempt-routes[0]");
+		});
+	}
+
+	@Test
 	void whenRouteDoesNotStartWithSlashThenStartupFails() {
 		this.contextRunner.withPropertyValues("pathfence.paths.payment.routes=payments").run((context) -> {
 			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());

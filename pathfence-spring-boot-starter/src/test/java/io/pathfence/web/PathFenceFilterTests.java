@@ -82,6 +82,17 @@ class PathFenceFilterTests {
 	}
 
 	@Test
+	void exemptRouteBypassesTheFenceEvenWhenEveryPermitIsHeld() throws Exception {
+		CompletableFuture<HttpResponse<String>> holder = getAsync("/gate/1");
+		awaitFigures("gate", 1, 0);
+		HttpResponse<String> probe = get("/actuator/probe");
+		assertThat(probe.statusCode()).isEqualTo(200);
+		assertThat(probe.body()).isEqualTo("unfenced");
+		gate.countDown();
+		holder.get(5, TimeUnit.SECONDS);
+	}
+
+	@Test
 	void asyncHandlerWorkRunsOnTheExecutorUnderTheRequestsPath() throws Exception {
 		HttpResponse<String> response = get("/orders/async");
 		assertThat(response.statusCode()).isEqualTo(200);
@@ -214,6 +225,12 @@ class PathFenceFilterTests {
 		@RestController
 		static class Handlers {
 
+			private final PathFence fence;
+
+			Handlers(PathFence fence) {
+				this.fence = fence;
+			}
+
 			@GetMapping("/gate/{id}")
 			String gate() throws InterruptedException {
 				gate.await(10, TimeUnit.SECONDS);
@@ -228,6 +245,13 @@ class PathFenceFilterTests {
 			@PostMapping("/orders")
 			String placeOrder() {
 				return CurrentPath.get();
+			}
+
+			@GetMapping("/actuator/probe")
+			String probe() {
+				// An exempt request holds no permit, so it has no path.
+				return PathFence.LOCAL.equals(CurrentPath.get())
+						&& this.fence.figures(PathFence.LOCAL).active() == 0 ? "unfenced" : "fenced";
 			}
 
 			@GetMapping("/orders/async")
