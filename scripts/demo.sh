@@ -12,6 +12,11 @@ source "$(dirname "$0")/env.sh"
 cd "$PATHFENCE_ROOT"
 
 ./mvnw -q -B -ntp -DskipTests -pl sockshop-demo -am package
+# The envoy mode puts Envoy with the PathFence filter in front of orders: install Envoy and build the filter.
+if [[ " $* " == *envoy* ]]; then
+  "$PATHFENCE_ROOT/scripts/tools.sh"
+  ./mvnw -q -B -ntp -DskipTests -pl envoy-filter package
+fi
 
 # The machine may be shared: say how busy it was, since the figures depend on it.
 echo "cores: $(nproc); before the run: $(uptime)"

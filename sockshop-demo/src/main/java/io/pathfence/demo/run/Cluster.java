@@ -35,6 +35,9 @@ final class Cluster implements AutoCloseable {
 
 	private final Path logs;
 
+	/** Envoy with the filter in front of orders, in the envoy mode; otherwise null. */
+	private EnvoySidecar sidecar;
+
 	private Cluster(Path logs) {
 		this.logs = logs;
 	}
@@ -51,6 +54,9 @@ final class Cluster implements AutoCloseable {
 		try {
 			for (Role role : Role.values()) {
 				cluster.ports.put(role, freePort());
+			}
+			if (mode.behindEnvoy()) {
+				cluster.sidecar = EnvoySidecar.start(freePort(), freePort(), cluster.ports.get(Role.ORDERS), logs);
 			}
 			for (Role role : Role.values()) {
 				cluster.launch(settings, mode, role, occupancyFiles.get(role));
@@ -79,7 +85,10 @@ final class Cluster implements AutoCloseable {
 		command.add("--role=" + role.id());
 		command.add("--server.port=" + this.ports.get(role));
 		for (Role downstream : Role.values()) {
-			command.add("--downstream." + downstream.id() + "=" + baseUrl(downstream));
+			// In the envoy mode every caller of orders goes through its sidecar.
+			String url = (this.sidecar != null && downstream == Role.ORDERS) ? this.sidecar.baseUrl()
+					: baseUrl(downstream);
+			command.add("--downstream." + downstream.id() + "=" + url);
 		}
 		if (occupancyFile != null) {
 			command.add("--demo.occupancy-file=" + occupancyFile.toAbsolutePath());
@@ -167,6 +176,10 @@ final class Cluster implements AutoCloseable {
 	}
 
 	private synchronized void stopAll() {
+		if (this.sidecar != null) {
+			this.sidecar.close();
+			this.sidecar = null;
+		}
 		for (Process process : this.processes.values()) {
 			if (process.isAlive()) {
 				try {

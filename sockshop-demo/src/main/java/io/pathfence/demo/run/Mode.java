@@ -18,7 +18,13 @@ public enum Mode {
 	 * Every service on virtual threads, no PathFence: today's usual answer to thread exhaustion, and the modern
 	 * counterpart of the paper's asynchronous column. Tomcat's connection limits stay as they are.
 	 */
-	VIRTUAL_THREADS("virtual-threads", List.of("--pathfence.enabled=false", "--spring.threads.virtual.enabled=true"));
+	VIRTUAL_THREADS("virtual-threads", List.of("--pathfence.enabled=false", "--spring.threads.virtual.enabled=true")),
+
+	/**
+	 * The services without the starter, orders behind Envoy with the PathFence filter: the language-neutral
+	 * deployment.
+	 */
+	ENVOY("envoy", List.of("--pathfence.enabled=false"));
 
 	private final String id;
 
@@ -38,12 +44,12 @@ public enum Mode {
 		return this.serviceArguments;
 	}
 
+	/** Whether orders runs behind Envoy with the PathFence filter. */
+	boolean behindEnvoy() {
+		return this == ENVOY;
+	}
+
 	public static Mode of(String id) {
-		if (id.equals("envoy")) {
-			throw new IllegalArgumentException("The Envoy mode (services without the starter behind Envoy with the "
-					+ "PathFence filter) is not implemented in this demo yet; choose among "
-					+ Arrays.stream(values()).map(Mode::id).toList());
-		}
 		return Arrays.stream(values())
 			.filter((mode) -> mode.id.equals(id))
 			.findFirst()

@@ -30,7 +30,7 @@ public final class RunCommand implements Callable<Integer> {
 	Path results;
 
 	@Option(names = "--modes", split = ",", defaultValue = "baseline,pathfence",
-			description = "Modes to compare: baseline, pathfence, virtual-threads (default: ${DEFAULT-VALUE}).")
+			description = "Modes to compare: baseline, pathfence, virtual-threads, envoy (default: ${DEFAULT-VALUE}).")
 	List<String> modes;
 
 	@Option(names = "--trace", description = "Burst shape of place-order: large, quick, slow or flat (default: large).")
@@ -87,6 +87,10 @@ public final class RunCommand implements Callable<Integer> {
 		Path folder = this.results
 			.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
 		Settings base = this.smoke ? Settings.smoke(jarFile, folder) : Settings.defaults(jarFile, folder);
+		if (this.frontEnd == null && this.modes.stream().map(Mode::of).anyMatch(Mode::behindEnvoy)) {
+			// Say what is missing before any service starts, not after the first modes have run.
+			EnvoySidecar.checkAvailable();
+		}
 		Settings settings = new Settings(jarFile, folder, this.modes.stream().map(Mode::of).toList(),
 				(this.trace != null) ? Trace.of(this.trace) : base.trace(), or(this.placeOrderRate, base.placeOrderRate()),
 				or(this.orderHistoryRate, base.orderHistoryRate()), or(this.localRate, base.localRate()),
