@@ -36,16 +36,16 @@ public final class RunCommand implements Callable<Integer> {
 	@Option(names = "--trace", description = "Burst shape of place-order: large, quick, slow or flat (default: large).")
 	String trace;
 
-	@Option(names = "--place-order-rate", description = "Base rate of place-order, requests/s (default: 10).")
+	@Option(names = "--place-order-rate", description = "Base rate of place-order, requests/s (default: 20).")
 	Double placeOrderRate;
 
 	@Option(names = "--order-history-rate", description = "Rate of order-history, requests/s (default: 20).")
 	Double orderHistoryRate;
 
-	@Option(names = "--local-rate", description = "Rate of orders' local requests, requests/s (default: 3).")
+	@Option(names = "--local-rate", description = "Rate of orders' local requests, requests/s (default: 5).")
 	Double localRate;
 
-	@Option(names = "--catalogue-rate", description = "Rate of catalogue requests, requests/s (default: 1).")
+	@Option(names = "--catalogue-rate", description = "Rate of catalogue requests, requests/s (default: 2).")
 	Double catalogueRate;
 
 	@Option(names = "--warm-up", converter = DurationConverter.class, description = "Unmeasured warm-up (default: 8s).")

@@ -38,7 +38,7 @@ public record Settings(Path jar, Path results, List<Mode> modes, Trace trace, do
 			"-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Djava.awt.headless=true");
 
 	public static Settings defaults(Path jar, Path results) {
-		return new Settings(jar, results, List.of(Mode.BASELINE, Mode.PATHFENCE), Trace.LARGE, 10, 20, 3, 1,
+		return new Settings(jar, results, List.of(Mode.BASELINE, Mode.PATHFENCE), Trace.LARGE, 20, 20, 5, 2,
 				Duration.ofSeconds(8), Duration.ofSeconds(20), Duration.ofSeconds(30), "payment",
 				Duration.ofMillis(1000), Duration.ofSeconds(10), Duration.ofMillis(3500), Duration.ofSeconds(10),
 				LIGHT_JVM, null);
