@@ -17,12 +17,14 @@ import java.util.function.LongSupplier;
  * <li>A task of path {@code p} runs only on a free permit of {@code p}; otherwise it waits in {@code p}'s FIFO
  * queue, which holds at most {@code maxQueue} tasks.</li>
  * <li>A local task takes a local permit; failing that it borrows a free permit from the path with the fewest
- * active tasks; failing that it waits in the local queue.</li>
+ * permits in use (its own tasks and permits it already lent); failing that it waits in the local queue.</li>
  * <li>A released permit goes first to a waiting local task (lent, if it is a path's), else to the next task of
  * the reservation that owns it, else it becomes free. A permit freed above a shrunk reservation's size
  * retires.</li>
  * <li>A reservation's size changes only through {@link #resize(String, int)}; the reservations never add up to
- * more than the pool.</li>
+ * more than the pool, and the permits held never outnumber the pool either: while a shrunk reservation's
+ * permits retire, a grown one gets each as it retires, so a resize never runs more tasks than there are
+ * threads.</li>
  * </ul>
  * Invariant after every operation: no task waits while a permit it may take is free.
  * <p>
@@ -30,6 +32,8 @@ import java.util.function.LongSupplier;
  * {@link PathFenceListener} run after it is released.
  */
 public final class PathFence {
+
+	private static final System.Logger logger = System.getLogger(PathFence.class.getName());
 
 	/** The name of the local reservation, which serves requests that call no downstream. */
 	public static final String LOCAL = "local";
@@ -50,6 +54,9 @@ public final class PathFence {
 	private final LongSupplier nanoClock;
 
 	private final PathFenceListener listener;
+
+	/** Permits held across all reservations; at most the pool. Guarded by the lock. */
+	private int inUseTotal;
 
 	/** Whether anyone hears wait and service times; when not, the clock is not read at all. */
 	private final boolean timed;
@@ -159,7 +166,13 @@ public final class PathFence {
 				owner.lent--;
 				ticket.path.borrowed--;
 			}
+			this.inUseTotal--;
 			next = handOn(owner, now);
+			if (next == null) {
+				// The owner has no one to give the permit to, or it retires: its place in the pool may be what a
+				// grown reservation's waiter was held back by.
+				next = handOnToAnyWaiter(now);
+			}
 		}
 		finally {
 			this.lock.unlock();
@@ -308,7 +321,7 @@ public final class PathFence {
 			boolean pathHasFreePermit = false;
 			for (Reservation path : this.paths) {
 				lent += path.lent;
-				pathHasFreePermit |= path.free() > 0;
+				pathHasFreePermit |= canGrant(path);
 				if (path.active < 0 || path.inUse < 0 || path.lent < 0 || path.inUse < path.lent) {
 					violations.add("negative or inconsistent counts on " + path.figures() + " inUse=" + path.inUse);
 				}
@@ -316,7 +329,7 @@ public final class PathFence {
 					violations.add("path " + path.name + " runs " + path.active + " tasks on "
 							+ (path.inUse - path.lent) + " own permits");
 				}
-				if (!path.queue.isEmpty() && path.free() > 0) {
+				if (!path.queue.isEmpty() && canGrant(path)) {
 					violations.add("path " + path.name + " has " + path.queue.size() + " waiting with "
 							+ path.free() + " free permits");
 				}
@@ -328,11 +341,18 @@ public final class PathFence {
 				violations.add("local runs " + this.local.active + " tasks on " + this.local.inUse + " own and "
 						+ this.local.borrowed + " borrowed permits");
 			}
-			if (!this.local.queue.isEmpty() && (this.local.free() > 0 || pathHasFreePermit)) {
+			if (!this.local.queue.isEmpty() && (canGrant(this.local) || pathHasFreePermit)) {
 				violations.add("local has " + this.local.queue.size() + " waiting while a permit is free");
 			}
 			if (sumOfPaths() + this.local.permits > this.poolSize) {
 				violations.add("reservations exceed the pool of " + this.poolSize);
+			}
+			int held = this.local.inUse;
+			for (Reservation path : this.paths) {
+				held += path.inUse;
+			}
+			if (held != this.inUseTotal || held > this.poolSize) {
+				violations.add(held + " permits held (counted " + this.inUseTotal + "), pool of " + this.poolSize);
 			}
 		}
 		finally {
@@ -343,15 +363,17 @@ public final class PathFence {
 
 	/** Where a task of this reservation may get a permit now, or null; called under the lock. */
 	private Reservation freePermitFor(Reservation reservation) {
-		if (reservation.free() > 0) {
+		if (canGrant(reservation)) {
 			return reservation;
 		}
 		if (!reservation.local) {
 			return null;
 		}
+		// The least busy lender: its permits in use, its own tasks and those it already lent, so that repeated
+		// borrowing spreads over the paths instead of draining the one whose own tasks happen to be fewest.
 		Reservation lender = null;
 		for (Reservation path : this.paths) {
-			if (path.free() > 0 && (lender == null || path.active < lender.active)) {
+			if (canGrant(path) && (lender == null || path.inUse < lender.inUse)) {
 				lender = path;
 			}
 		}
@@ -360,14 +382,19 @@ public final class PathFence {
 
 	private void handOnAll(Reservation owner, long now, List<Ticket> granted) {
 		Ticket next;
-		while (owner.free() > 0 && (next = handOn(owner, now)) != null) {
+		while ((next = handOn(owner, now)) != null) {
 			granted.add(next);
 		}
 	}
 
+	/** Whether a permit of this reservation may be granted now: it has one free and the pool has room. */
+	private boolean canGrant(Reservation reservation) {
+		return reservation.free() > 0 && this.inUseTotal < this.poolSize;
+	}
+
 	/** Gives one free permit of {@code owner} to the task that should have it; called under the lock. */
 	private Ticket handOn(Reservation owner, long now) {
-		if (owner.free() <= 0) {
+		if (!canGrant(owner)) {
 			return null;
 		}
 		Ticket next = this.local.queue.pollFirst();
@@ -380,6 +407,30 @@ public final class PathFence {
 		return next;
 	}
 
+	/**
+	 * Gives the pool's room to a waiter whose own reservation has a free permit: a local waiter first (on its own
+	 * permit or a lent one), else the first path with a waiter. Needed only while some reservation holds permits
+	 * beyond its size; otherwise every waiter's own reservation is full. Called under the lock.
+	 */
+	private Ticket handOnToAnyWaiter(long now) {
+		if (!this.local.queue.isEmpty()) {
+			Reservation owner = freePermitFor(this.local);
+			if (owner != null) {
+				Ticket next = this.local.queue.pollFirst();
+				grant(next, owner, now);
+				return next;
+			}
+		}
+		for (Reservation path : this.paths) {
+			if (!path.queue.isEmpty() && canGrant(path)) {
+				Ticket next = path.queue.pollFirst();
+				grant(next, path, now);
+				return next;
+			}
+		}
+		return null;
+	}
+
 	private long now() {
 		return this.timed ? this.nanoClock.getAsLong() : 0L;
 	}
@@ -389,6 +440,7 @@ public final class PathFence {
 		ticket.owner = owner;
 		ticket.grantedNanos = now;
 		owner.inUse++;
+		this.inUseTotal++;
 		ticket.path.active++;
 		if (owner != ticket.path) {
 			owner.lent++;
@@ -396,16 +448,26 @@ public final class PathFence {
 		}
 	}
 
+	/**
+	 * Tells a ticket's listener it was granted. Runs on whichever thread freed or added the permit, so a failing
+	 * listener is contained here: the thread that released a permit, or the resize that granted several, must go
+	 * on, and the failed ticket's permit goes back (and on to the next waiter) rather than staying held for good.
+	 */
 	private void notifyGranted(Ticket ticket, long now) {
 		this.listener.onDequeued(ticket.path.name);
 		this.listener.onGranted(ticket.path.name, now - ticket.createdNanos);
 		try {
 			ticket.listener.granted(ticket);
 		}
-		catch (RuntimeException | Error ex) {
-			// A task that could not be handed on must not keep its permit, or the path shrinks for good.
+		catch (RuntimeException ex) {
+			logger.log(System.Logger.Level.WARNING,
+					"A granted task of path '" + ticket.path.name + "' could not be handed on; its permit is released",
+					ex);
 			ticket.release();
-			throw ex;
+		}
+		catch (Error err) {
+			ticket.release();
+			throw err;
 		}
 	}
 

@@ -80,6 +80,48 @@ class PathFenceTests {
 	}
 
 	@Test
+	void repeatedBorrowingSpreadsOverThePathsByPermitsInUse() {
+		PathFence fence = fence(5, 2, 2);
+		acquire(fence, PathFence.LOCAL);
+		Ticket first = acquire(fence, PathFence.LOCAL);
+		Ticket second = acquire(fence, PathFence.LOCAL);
+		// Neither path runs a task of its own; the second borrower goes to the path that has not lent yet.
+		assertThat(first.isBorrowed()).isTrue();
+		assertThat(second.isBorrowed()).isTrue();
+		assertThat(fence.figures("a").borrowed()).isEqualTo(1);
+		assertThat(fence.figures("b").borrowed()).isEqualTo(1);
+	}
+
+	@Test
+	void failingGrantListenerGivesItsPermitOnAndSparesTheReleasingThread() {
+		PathFence fence = fence(10, 1, 1);
+		Ticket holder = acquire(fence, "a");
+		Ticket failing = fence.acquire("a", (ticket) -> {
+			throw new IllegalStateException("request already completed");
+		});
+		Ticket next = acquire(fence, "a");
+		assertThat(holder.release()).isTrue();
+		assertThat(failing.isGranted()).isFalse();
+		assertThat(next.isGranted()).isTrue();
+		assertThat(this.granted).containsExactly(next);
+		assertThat(fence.invariantViolations()).isEmpty();
+	}
+
+	@Test
+	void failingGrantListenerDoesNotStopAResizeGrantingTheOthers() {
+		PathFence fence = PathFence.builder(10).path("a", 0, 3, Duration.ZERO).build();
+		Ticket failing = fence.acquire("a", (ticket) -> {
+			throw new IllegalStateException("request already completed");
+		});
+		Ticket second = acquire(fence, "a");
+		Ticket third = acquire(fence, "a");
+		fence.resize("a", 2);
+		assertThat(failing.isGranted()).isFalse();
+		assertThat(this.granted).containsExactlyInAnyOrder(second, third);
+		assertThat(fence.figures("a").active()).isEqualTo(2);
+	}
+
+	@Test
 	void releasedPathPermitGoesToWaitingLocalTaskBeforeItsOwnPath() {
 		PathFence fence = fence(3, 1, 1);
 		acquire(fence, PathFence.LOCAL);
@@ -157,6 +199,30 @@ class PathFenceTests {
 		assertThat(waiting.isWaiting()).isTrue();
 		a2.release();
 		assertThat(this.granted).containsExactly(waiting);
+		assertThat(fence.invariantViolations()).isEmpty();
+	}
+
+	@Test
+	void grownReservationWaitsForTheShrunkOnesPermitsToRetireBeforeThePoolIsExceeded() {
+		PathFence fence = PathFence.builder(4)
+			.path("a", 2, 2, Duration.ZERO)
+			.path("b", 2, 4, Duration.ZERO)
+			.local(0, 2, Duration.ZERO)
+			.build();
+		Ticket a1 = acquire(fence, "a");
+		acquire(fence, "a");
+		acquire(fence, "b");
+		acquire(fence, "b");
+		Ticket b3 = acquire(fence, "b");
+		Ticket b4 = acquire(fence, "b");
+		fence.resize("a", 0);
+		fence.resize("b", 4);
+		// b may have 4 permits, but a's 2 still run: the pool of 4 is full until they finish.
+		assertThat(this.granted).isEmpty();
+		assertThat(b3.isWaiting()).isTrue();
+		a1.release();
+		assertThat(this.granted).containsExactly(b3);
+		assertThat(b4.isWaiting()).isTrue();
 		assertThat(fence.invariantViolations()).isEmpty();
 	}
 
