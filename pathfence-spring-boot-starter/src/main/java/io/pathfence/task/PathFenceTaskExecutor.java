@@ -10,6 +10,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.TaskRejectedException;
@@ -30,6 +33,8 @@ import io.pathfence.core.WaitTimer;
  * the MDC and the current observation is captured there, not on whichever thread later frees the permit.
  */
 public class PathFenceTaskExecutor implements AsyncTaskExecutor {
+
+	private static final Log logger = LogFactory.getLog(PathFenceTaskExecutor.class);
 
 	private final PathFence fence;
 
@@ -142,6 +147,10 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				if (future != null) {
 					future.reject(RejectionReason.TIMEOUT);
 				}
+				else {
+					// Nobody holds a future of an execute() task (or an @Async void method): say it was dropped.
+					logger.warn("A task of path '" + path + "' waited past its queue timeout and was dropped");
+				}
 			});
 			if (timeout != null) {
 				// Granted tasks need no timeout; keep the timer from holding them until it fires.
@@ -163,6 +172,10 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			successor.next = run;
 			return true;
 		}
+		return toWorkers(run);
+	}
+
+	private boolean toWorkers(FencedRun run) {
 		try {
 			this.workers.execute(run);
 			return true;
@@ -171,6 +184,9 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			run.ticket.release();
 			if (run.future != null) {
 				run.future.reject(RejectionReason.QUEUE_FULL);
+			}
+			else {
+				logger.warn("Workers refused a granted task of path '" + run.ticket.path() + "'; it is dropped", ex);
 			}
 			return false;
 		}
@@ -219,10 +235,22 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		public void run() {
 			Successor successor = PathFenceTaskExecutor.this.successor.get();
 			FencedRun current = this;
-			while (current != null) {
-				current.runOnce();
-				current = successor.next;
+			try {
+				while (current != null) {
+					current.runOnce();
+					current = successor.next;
+					successor.next = null;
+				}
+			}
+			finally {
+				// A plain Runnable that threw leaves this loop (and, in a thread pool, its thread) with the task its
+				// permit was just granted to still parked here: hand that one to the workers, or it never runs and
+				// its permit stays held for good.
+				FencedRun parked = successor.next;
 				successor.next = null;
+				if (parked != null) {
+					toWorkers(parked);
+				}
 			}
 		}
 

@@ -107,6 +107,30 @@ class PathFenceTaskExecutorTests {
 		assertThat(executor.submit("a", () -> "after").get(5, TimeUnit.SECONDS)).isEqualTo("after");
 	}
 
+	@Test
+	void executedTaskThatThrowsStillHandsItsPermitToTheNextTask() throws Exception {
+		// As in any thread pool, an execute() task's exception ends its worker thread; catch it where it lands.
+		java.util.Queue<Throwable> uncaught = new java.util.concurrent.ConcurrentLinkedQueue<>();
+		this.workers.setThreadFactory((runnable) -> {
+			Thread thread = new Thread(runnable);
+			thread.setUncaughtExceptionHandler((t, ex) -> uncaught.add(ex));
+			return thread;
+		});
+		PathFenceTaskExecutor executor = executor(1, 1, Duration.ZERO);
+		CountDownLatch gate = new CountDownLatch(1);
+		executor.execute("a", () -> {
+			await(gate);
+			throw new IllegalStateException("boom");
+		});
+		CountDownLatch next = new CountDownLatch(1);
+		executor.execute("a", next::countDown);
+		assertThat(executor.getFence().figures("a").queued()).isEqualTo(1);
+		gate.countDown();
+		assertThat(next.await(5, TimeUnit.SECONDS)).as("the task queued behind the failing one ran").isTrue();
+		Awaitility.await().untilAsserted(() -> assertThat(executor.getFence().figures("a").active()).isZero());
+		assertThat(uncaught).singleElement().extracting(Throwable::getMessage).isEqualTo("boom");
+	}
+
 	private static Object await(CountDownLatch gate) {
 		try {
 			gate.await(10, TimeUnit.SECONDS);
