@@ -1,7 +1,10 @@
 package io.pathfence.web;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,18 +23,27 @@ import io.pathfence.core.PathFence;
  */
 public final class FencedHandlers {
 
+	/** The path of a handler without {@code @FencedPath}: its requests are classified by the routes. */
+	public static final String UNFENCED = "";
+
 	private FencedHandlers() {
 	}
 
-	/** Request mappings whose handler method or controller carries {@code @FencedPath}, with its path. */
-	public static Map<RequestMappingInfo, String> find(ObjectProvider<RequestMappingHandlerMapping> mappings) {
-		Map<RequestMappingInfo, String> found = new LinkedHashMap<>();
-		mappings.orderedStream().forEach((mapping) -> mapping.getHandlerMethods().forEach((info, handler) -> {
-			FencedPath annotation = annotationOf(handler);
-			if (annotation != null) {
-				found.put(info, annotation.value());
-			}
-		}));
+	/**
+	 * Every request mapping of each handler mapping, in the dispatcher's order, with the path its handler method
+	 * or controller names with {@code @FencedPath}, or {@link #UNFENCED}. Unannotated handlers are kept too, so
+	 * that a request is classified by the handler that will really serve it, not by any annotated one it matches.
+	 */
+	public static List<Map<RequestMappingInfo, String>> find(ObjectProvider<RequestMappingHandlerMapping> mappings) {
+		List<Map<RequestMappingInfo, String>> found = new ArrayList<>();
+		mappings.orderedStream().forEach((mapping) -> {
+			Map<RequestMappingInfo, String> paths = new LinkedHashMap<>();
+			mapping.getHandlerMethods().forEach((info, handler) -> {
+				FencedPath annotation = annotationOf(handler);
+				paths.put(info, (annotation != null) ? annotation.value() : UNFENCED);
+			});
+			found.add(Collections.unmodifiableMap(paths));
+		});
 		return found;
 	}
 

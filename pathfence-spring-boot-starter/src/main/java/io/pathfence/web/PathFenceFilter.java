@@ -174,17 +174,23 @@ public class PathFenceFilter implements Filter {
 
 		private void dispatch() {
 			this.ticket.cancelTimeout();
-			this.request.setAttribute(GRANTED_TICKET, this.ticket);
 			try {
+				this.request.setAttribute(GRANTED_TICKET, this.ticket);
 				this.async.dispatch();
 			}
 			catch (IllegalStateException ex) {
-				// The request ended (the client went away) while it waited: its permit goes back at once.
-				this.request.removeAttribute(GRANTED_TICKET);
+				// The request ended (the client went away, the container timed it out) while it waited, and the
+				// container may have recycled it already: its permit goes back at once, to the next waiter.
+				logger.debug("A request of path '" + this.path + "' ended before its permit was granted", ex);
 				this.ticket.release();
 			}
 		}
 
+		/**
+		 * Answers 503 on the wait timer's thread, which serves every path. The problem body is a few hundred bytes
+		 * and stays in the response buffer; completing the request hands sending it to a container thread, so a
+		 * client that does not read cannot hold up the other paths' timeouts.
+		 */
 		void reject(RejectionReason reason) {
 			AsyncContext context;
 			synchronized (this) {
@@ -192,7 +198,7 @@ public class PathFenceFilter implements Filter {
 			}
 			try {
 				ProblemResponse.write(this.request, (HttpServletResponse) context.getResponse(), this.path, reason,
-						PathFenceFilter.this.retryAfter);
+						PathFenceFilter.this.retryAfter, false);
 			}
 			catch (IOException | IllegalStateException ex) {
 				logger.debug("Could not answer a rejected request of path '" + this.path + "'", ex);

@@ -22,6 +22,15 @@ final class ProblemResponse {
 
 	static void write(HttpServletRequest request, HttpServletResponse response, String path, RejectionReason reason,
 			Duration retryAfter) throws IOException {
+		write(request, response, path, reason, retryAfter, true);
+	}
+
+	/**
+	 * @param flush whether to send the answer now; off the container's threads it is left in the response buffer
+	 * for the container to send when the request completes, so a client that does not read cannot block the caller
+	 */
+	static void write(HttpServletRequest request, HttpServletResponse response, String path, RejectionReason reason,
+			Duration retryAfter, boolean flush) throws IOException {
 		if (response.isCommitted()) {
 			return;
 		}
@@ -39,7 +48,9 @@ final class ProblemResponse {
 		byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
 		response.setContentLength(bytes.length);
 		response.getOutputStream().write(bytes);
-		response.flushBuffer();
+		if (flush) {
+			response.flushBuffer();
+		}
 	}
 
 	private static String quote(String text) {

@@ -32,34 +32,36 @@ public final class RequestClassifier {
 
 	private final List<PathPattern> exempt;
 
-	private final Supplier<Map<RequestMappingInfo, String>> annotatedHandlers;
+	private final Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths;
 
-	private volatile Map<RequestMappingInfo, String> handlers;
+	/** Each handler mapping's request mappings with their paths; empty when no handler names a path. */
+	private volatile List<Map<RequestMappingInfo, String>> handlers;
 
 	/**
 	 * @param routes configured patterns by path name, with the HTTP methods each path's routes are limited to
-	 * @param annotatedHandlers the request mappings whose handlers carry {@code @FencedPath}, with the path each
-	 * names; asked once, on the first request, when every handler is registered
+	 * @param handlerPaths each handler mapping's request mappings, in the dispatcher's order, with the path
+	 * {@code @FencedPath} names on the handler or {@link FencedHandlers#UNFENCED}; asked once, on the first
+	 * request, when every handler is registered
 	 */
 	public RequestClassifier(Map<String, PathRoutes> routes,
-			Supplier<Map<RequestMappingInfo, String>> annotatedHandlers) {
-		this(List.of(), routes, annotatedHandlers);
+			Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths) {
+		this(List.of(), routes, handlerPaths);
 	}
 
 	/**
 	 * @param exemptRoutes request path patterns that bypass the fence
 	 * @param routes configured patterns by path name, with the HTTP methods each path's routes are limited to
-	 * @param annotatedHandlers the request mappings whose handlers carry {@code @FencedPath}
+	 * @param handlerPaths as for {@link #RequestClassifier(Map, Supplier)}
 	 */
 	public RequestClassifier(List<String> exemptRoutes, Map<String, PathRoutes> routes,
-			Supplier<Map<RequestMappingInfo, String>> annotatedHandlers) {
+			Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths) {
 		List<PathPattern> exempt = new ArrayList<>();
 		for (int i = 0; i < exemptRoutes.size(); i++) {
 			exempt.add(parse("pathfence.exempt-routes[" + i + "]", exemptRoutes.get(i)));
 		}
 		this.exempt = List.copyOf(exempt);
 		this.routes = parse(routes);
-		this.annotatedHandlers = annotatedHandlers;
+		this.handlerPaths = handlerPaths;
 	}
 
 	/**
@@ -85,10 +87,10 @@ public final class RequestClassifier {
 				}
 			}
 		}
-		Map<RequestMappingInfo, String> annotated = annotatedHandlers();
-		if (!annotated.isEmpty()) {
-			String path = classifyByHandler(request, annotated);
-			if (path != null) {
+		List<Map<RequestMappingInfo, String>> handlers = handlers();
+		if (!handlers.isEmpty()) {
+			String path = classifyByHandler(request, handlers);
+			if (!path.equals(FencedHandlers.UNFENCED)) {
 				return path;
 			}
 		}
@@ -105,18 +107,32 @@ public final class RequestClassifier {
 		return PathFence.LOCAL;
 	}
 
-	private String classifyByHandler(HttpServletRequest request, Map<RequestMappingInfo, String> annotated) {
+	/**
+	 * The path named on the handler the dispatcher will choose: within the first handler mapping that has a match,
+	 * the best match by Spring MVC's own ordering (the most specific pattern wins), so that an annotated
+	 * {@code /orders/{id}} does not claim {@code /orders/special} when another handler serves that.
+	 */
+	private String classifyByHandler(HttpServletRequest request, List<Map<RequestMappingInfo, String>> handlers) {
 		boolean parsedHere = !ServletRequestPathUtils.hasParsedRequestPath(request);
 		if (parsedHere) {
 			ServletRequestPathUtils.parseAndCache(request);
 		}
 		try {
-			for (Map.Entry<RequestMappingInfo, String> entry : annotated.entrySet()) {
-				if (entry.getKey().getMatchingCondition(request) != null) {
-					return entry.getValue();
+			for (Map<RequestMappingInfo, String> mapping : handlers) {
+				RequestMappingInfo best = null;
+				String bestPath = FencedHandlers.UNFENCED;
+				for (Map.Entry<RequestMappingInfo, String> entry : mapping.entrySet()) {
+					RequestMappingInfo match = entry.getKey().getMatchingCondition(request);
+					if (match != null && (best == null || match.compareTo(best, request) < 0)) {
+						best = match;
+						bestPath = entry.getValue();
+					}
+				}
+				if (best != null) {
+					return bestPath;
 				}
 			}
-			return null;
+			return FencedHandlers.UNFENCED;
 		}
 		finally {
 			if (parsedHere) {
@@ -126,10 +142,14 @@ public final class RequestClassifier {
 		}
 	}
 
-	private Map<RequestMappingInfo, String> annotatedHandlers() {
-		Map<RequestMappingInfo, String> current = this.handlers;
+	private List<Map<RequestMappingInfo, String>> handlers() {
+		List<Map<RequestMappingInfo, String>> current = this.handlers;
 		if (current == null) {
-			current = Map.copyOf(this.annotatedHandlers.get());
+			List<Map<RequestMappingInfo, String>> found = this.handlerPaths.get();
+			boolean anyFenced = found.stream()
+				.anyMatch((mapping) -> mapping.values().stream().anyMatch((path) -> !path.equals(FencedHandlers.UNFENCED)));
+			// Without a single @FencedPath there is nothing to look up: classify by the routes alone, cheaply.
+			current = anyFenced ? List.copyOf(found) : List.of();
 			this.handlers = current;
 		}
 		return current;
