@@ -3,6 +3,7 @@ package io.pathfence.actuate;
 import java.util.List;
 import java.util.Map;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -53,7 +54,14 @@ public class PathFenceEndpoint {
 		if (!this.fence.hasPath(path)) {
 			return null;
 		}
-		this.fence.resize(path, permits);
+		try {
+			this.fence.resize(path, permits);
+		}
+		catch (IllegalArgumentException ex) {
+			// A refused size is the caller's mistake: 400 with the reason, not a server error.
+			throw new InvalidEndpointRequestException("Cannot resize path '" + path + "': " + ex.getMessage(),
+					ex.getMessage());
+		}
 		return this.fence.figures(path);
 	}
 

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -35,6 +36,7 @@ import io.pathfence.tuning.PathTuner;
 import io.pathfence.tuning.TuningSchedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class PathFenceAutoConfigurationTests {
 
@@ -229,6 +231,10 @@ class PathFenceAutoConfigurationTests {
 			assertThat(endpoint.resize("payment", 8).permits()).isEqualTo(8);
 			assertThat(endpoint.path(PathFence.LOCAL).permits()).isEqualTo(6);
 			assertThat(endpoint.path("nope")).isNull();
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.resize("payment", 50))
+				.satisfies((ex) -> assertThat(ex.getReason()).contains("more than the pool of 20"));
+			assertThat(endpoint.path("payment").permits()).isEqualTo(8);
 		});
 	}
 
