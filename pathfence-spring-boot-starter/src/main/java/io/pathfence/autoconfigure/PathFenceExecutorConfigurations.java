@@ -5,6 +5,7 @@ import java.util.concurrent.Executor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
+import org.springframework.boot.task.ThreadPoolTaskExecutorBuilder;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -31,18 +32,28 @@ final class PathFenceExecutorConfigurations {
 	@ConditionalOnMissingBean(Executor.class)
 	static class PlatformThreadsConfiguration {
 
+		/**
+		 * The workers come from Boot's {@link ThreadPoolTaskExecutorBuilder} when there is one, so
+		 * {@code spring.task.execution.shutdown.*} and the application's {@code ThreadPoolTaskExecutorCustomizer}s
+		 * apply as they would to Boot's own executor; the sizes, the queue and the decorator are the fence's.
+		 */
 		@Lazy
 		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
 		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, WaitTimer waitTimer,
-				PathFenceProperties properties, ObjectProvider<TaskDecorator> taskDecorator) {
-			ThreadPoolTaskExecutor workers = new ThreadPoolTaskExecutor();
-			// Every permit must find a thread at once: the fence, not the pool's queue, decides who waits.
-			workers.setCorePoolSize(properties.getPoolSize());
-			workers.setMaxPoolSize(properties.getPoolSize());
-			workers.setAllowCoreThreadTimeOut(true);
-			workers.setThreadNamePrefix("pathfence-");
-			workers.setWaitForTasksToCompleteOnShutdown(true);
-			workers.setAwaitTerminationMillis(10_000);
+				PathFenceProperties properties, ObjectProvider<TaskDecorator> taskDecorator,
+				ObjectProvider<ThreadPoolTaskExecutorBuilder> builder) {
+			ThreadPoolTaskExecutor workers = builder.getIfAvailable(ThreadPoolTaskExecutorBuilder::new)
+				// Every permit must find a thread at once: the fence, not the pool's queue, decides who waits. The
+				// queue only bridges the moment between a permit's release and its thread's return to the pool.
+				.corePoolSize(properties.getPoolSize())
+				.maxPoolSize(properties.getPoolSize())
+				.queueCapacity(Integer.MAX_VALUE)
+				.allowCoreThreadTimeOut(true)
+				.threadNamePrefix("pathfence-")
+				// The fence decorates each task on the submitting thread; decorating again on a worker would
+				// capture the context of whichever thread freed the permit.
+				.taskDecorator(null)
+				.build();
 			workers.initialize();
 			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, decorator(taskDecorator),
 					workers::shutdown);

@@ -180,6 +180,47 @@ class PathFenceAutoConfigurationTests {
 	}
 
 	@Test
+	void currentObservationPropagatesThroughContextPropagatingTaskDecorator() {
+		io.micrometer.observation.ObservationRegistry observations = io.micrometer.observation.ObservationRegistry.create();
+		observations.observationConfig().observationHandler((observationContext) -> true);
+		io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor.getInstance()
+			.setObservationRegistry(observations);
+		this.contextRunner
+			.withBean(org.springframework.core.task.support.ContextPropagatingTaskDecorator.class)
+			.run((context) -> {
+				PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
+				io.micrometer.observation.Observation order = io.micrometer.observation.Observation
+					.start("place-order", observations);
+				try (io.micrometer.observation.Observation.Scope scope = order.openScope()) {
+					Object seen = executor.submit("payment", observations::getCurrentObservation)
+						.get(5, TimeUnit.SECONDS);
+					assertThat(seen).isSameAs(order);
+				}
+				finally {
+					order.stop();
+				}
+			});
+	}
+
+	@Test
+	void workersTakeBootsExecutorCustomizersButKeepTheFencesSizesAndNoDecoratorOfTheirOwn() {
+		this.contextRunner
+			.withBean(org.springframework.boot.task.ThreadPoolTaskExecutorCustomizer.class,
+					() -> (workers) -> workers.setKeepAliveSeconds(7))
+			.withBean(TaskDecorator.class, () -> (task) -> task)
+			.run((context) -> {
+				PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
+				org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor workers =
+						(org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor) executor.getWorkers();
+				assertThat(workers.getKeepAliveSeconds()).isEqualTo(7);
+				assertThat(workers.getCorePoolSize()).isEqualTo(20);
+				assertThat(workers.getMaxPoolSize()).isEqualTo(20);
+				assertThat(workers.getThreadNamePrefix()).isEqualTo("pathfence-");
+				assertThat(workers.getThreadPoolExecutor().getQueue().remainingCapacity()).isEqualTo(Integer.MAX_VALUE);
+			});
+	}
+
+	@Test
 	@EnabledForJreRange(min = JRE.JAVA_21)
 	void withVirtualThreadsTasksRunOnVirtualThreadsWithinTheirPermits() {
 		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
