@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The SockShop demo in one command: builds the demo, then runs the shop under the large bursty trace with payment
 # stopped for 1 s every 10 s, once without and once with PathFence, prints the paper's Table 1 for the run and
-# writes the plots under results/sockshop/<date>/. Takes about 3 minutes on 2 cores once built.
+# writes the plots under results/sockshop/<date>/. Takes about 3 minutes on 2 cores on a checkout that is already
+# built; the first run also builds the modules the demo needs (after Maven has downloaded their dependencies).
 #
 # Options go to the runner as they are, e.g.
 #   scripts/demo.sh --trace quick --modes baseline,pathfence,virtual-threads

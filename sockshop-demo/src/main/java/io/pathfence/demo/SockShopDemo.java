@@ -2,8 +2,6 @@ package io.pathfence.demo;
 
 import java.util.Arrays;
 
-import picocli.CommandLine;
-
 import io.pathfence.demo.run.RunCommand;
 import io.pathfence.demo.service.ServiceApplication;
 
@@ -18,7 +16,7 @@ public final class SockShopDemo {
 
 	public static void main(String[] args) {
 		if (args.length > 0 && args[0].equals("run")) {
-			System.exit(new CommandLine(new RunCommand()).execute(Arrays.copyOfRange(args, 1, args.length)));
+			System.exit(RunCommand.commandLine().execute(Arrays.copyOfRange(args, 1, args.length)));
 		}
 		ServiceApplication.start(args);
 	}

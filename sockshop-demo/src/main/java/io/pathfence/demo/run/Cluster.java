@@ -147,14 +147,21 @@ final class Cluster implements AutoCloseable {
 		return this.processes.get(role).pid();
 	}
 
-	/** Stops a service's process (SIGSTOP): its sockets stay open, but nothing it owns runs. */
-	void suspend(Role role) throws IOException, InterruptedException {
-		signal("-STOP", pid(role));
-	}
-
-	/** Continues a stopped service's process (SIGCONT). */
-	void resume(Role role) throws IOException, InterruptedException {
-		signal("-CONT", pid(role));
+	/**
+	 * Stalls a service by stopping its process (SIGSTOP: its sockets stay open, but nothing it owns runs) and
+	 * continuing it (SIGCONT) once the stall's time is up.
+	 */
+	StallSwitch stallSwitch(Role role) {
+		return (lengthNanos) -> {
+			long until = System.nanoTime() + lengthNanos;
+			signal("-STOP", pid(role));
+			try {
+				Millibottlenecks.sleepUntil(until);
+			}
+			finally {
+				signal("-CONT", pid(role));
+			}
+		};
 	}
 
 	private static void signal(String signal, long pid) throws IOException, InterruptedException {

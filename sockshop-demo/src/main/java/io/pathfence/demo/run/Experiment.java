@@ -71,7 +71,10 @@ public final class Experiment {
 		}
 	}
 
-	/** Measures the fault-free then the faulted time; with no cluster (a shop run elsewhere), injects nothing. */
+	/**
+	 * Measures the fault-free then the faulted time. A shop run elsewhere gets its stalls through its trigger, on
+	 * the same schedule; without one, nothing is injected.
+	 */
 	private ModeResult measure(Cluster cluster, String frontEnd, Mode mode, Path frontEndOccupancy,
 			Path ordersOccupancy)
 			throws InterruptedException {
@@ -85,10 +88,11 @@ public final class Experiment {
 		OpenLoopLoad load = new OpenLoopLoad(s.requestTimeout());
 		long origin = System.nanoTime();
 		long measureStartEpochMillis = System.currentTimeMillis();
-		Millibottlenecks faults = new Millibottlenecks(cluster, Role.of(s.stalledService()), origin,
+		StallSwitch stallSwitch = stallSwitch(cluster);
+		Millibottlenecks faults = new Millibottlenecks(stallSwitch, s.stalledService(), origin,
 				origin + s.faultFree().plus(s.stallOffset()).toNanos(), s.stallLength().toNanos(),
 				s.stallPeriod().toNanos(), origin + length.toNanos());
-		Thread injector = new Thread((cluster != null) ? faults : () -> {
+		Thread injector = new Thread((stallSwitch != null) ? faults : () -> {
 		}, "millibottlenecks");
 		injector.start();
 		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " measuring", length.toSeconds(),
@@ -116,6 +120,13 @@ public final class Experiment {
 		});
 		return new ModeResult(mode, stats(faultFree), stats(faulted), points, faultFreeSeconds, faults.stalls(),
 				measureStartEpochMillis, frontEndOccupancy, ordersOccupancy);
+	}
+
+	private StallSwitch stallSwitch(Cluster cluster) {
+		if (cluster != null) {
+			return cluster.stallSwitch(Role.of(this.settings.stalledService()));
+		}
+		return (this.settings.stallTrigger() != null) ? new RemoteStallTrigger(this.settings.stallTrigger()) : null;
 	}
 
 	private List<OpenLoopLoad.Stream> streams(String frontEnd, Trace trace) {

@@ -4,19 +4,18 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.pathfence.demo.service.Role;
-
 /**
  * Millibottlenecks on one downstream: its process is stopped (SIGSTOP) for the stall length, then continued
- * (SIGCONT), once per period. A stopped JVM still has its listening socket, so the kernel keeps accepting
- * connections into its backlog while nothing answers: to its callers it is a service that has stalled, as one
- * starved of CPU by a noisy neighbour is. The process is always continued, also when the run is interrupted.
+ * (SIGCONT), once per period, on the runner's clock (through a {@link StallSwitch}). A stopped JVM still has its
+ * listening socket, so the kernel keeps accepting connections into its backlog while nothing answers: to its
+ * callers it is a service that has stalled, as one starved of CPU by a noisy neighbour is. The process is always
+ * continued, also when the run is interrupted.
  */
 final class Millibottlenecks implements Runnable {
 
-	private final Cluster cluster;
+	private final StallSwitch stallSwitch;
 
-	private final Role service;
+	private final String service;
 
 	private final long firstAtNanos;
 
@@ -33,11 +32,13 @@ final class Millibottlenecks implements Runnable {
 	private volatile boolean stopped;
 
 	/**
+	 * @param stallSwitch what stops and continues the service
+	 * @param service the service's name, for messages
 	 * @param originNanos the {@link System#nanoTime()} that stall times are reported from
 	 */
-	Millibottlenecks(Cluster cluster, Role service, long originNanos, long firstAtNanos, long lengthNanos,
+	Millibottlenecks(StallSwitch stallSwitch, String service, long originNanos, long firstAtNanos, long lengthNanos,
 			long periodNanos, long endNanos) {
-		this.cluster = cluster;
+		this.stallSwitch = stallSwitch;
 		this.service = service;
 		this.originNanos = originNanos;
 		this.firstAtNanos = firstAtNanos;
@@ -52,13 +53,11 @@ final class Millibottlenecks implements Runnable {
 			for (long at = this.firstAtNanos; at + this.lengthNanos <= this.endNanos; at += this.periodNanos) {
 				sleepUntil(at);
 				long begun = System.nanoTime();
-				this.cluster.suspend(this.service);
 				this.stopped = true;
 				try {
-					sleepUntil(begun + this.lengthNanos);
+					this.stallSwitch.stall(this.lengthNanos);
 				}
 				finally {
-					this.cluster.resume(this.service);
 					this.stopped = false;
 					synchronized (this.stalls) {
 						this.stalls.add(new double[] { (begun - this.originNanos) / 1e9,
@@ -71,11 +70,11 @@ final class Millibottlenecks implements Runnable {
 			Thread.currentThread().interrupt();
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Could not stop or continue " + this.service.id(), ex);
+			throw new IllegalStateException("Could not stop or continue " + this.service + ": " + ex.getMessage(), ex);
 		}
 	}
 
-	private static void sleepUntil(long nanos) throws InterruptedException {
+	static void sleepUntil(long nanos) throws InterruptedException {
 		long wait = nanos - System.nanoTime();
 		if (wait > 0) {
 			Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));

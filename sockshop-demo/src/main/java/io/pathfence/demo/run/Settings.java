@@ -1,5 +1,6 @@
 package io.pathfence.demo.run;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -26,12 +27,14 @@ import java.util.List;
  * @param requestTimeout how long the load generator waits for an answer before it counts a timeout
  * @param serviceJvmOptions the JVM options of every service
  * @param externalFrontEnd the base URL of a shop already running elsewhere (a cluster) to load instead of
- * starting one; then no fault is injected by the runner, and the mode is only a label
+ * starting one; then the mode is only a label
+ * @param stallTrigger with {@code externalFrontEnd}, the HTTP trigger next to the stalled service that stops it
+ * for a given time (the payment pod's {@code millibottleneck} sidecar); null injects no fault into that shop
  */
 public record Settings(Path jar, Path results, List<Mode> modes, Trace trace, double placeOrderRate,
 		double orderHistoryRate, double localRate, double catalogueRate, Duration warmUp, Duration faultFree,
 		Duration faulted, String stalledService, Duration stallLength, Duration stallPeriod, Duration stallOffset,
-		Duration requestTimeout, List<String> serviceJvmOptions, String externalFrontEnd) {
+		Duration requestTimeout, List<String> serviceJvmOptions, String externalFrontEnd, URI stallTrigger) {
 
 	/** Light JVMs: seven of them and the load generator share two cores. */
 	public static final List<String> LIGHT_JVM = List.of("-Xmx128m", "-Xss256k", "-XX:+UseSerialGC",
@@ -41,7 +44,7 @@ public record Settings(Path jar, Path results, List<Mode> modes, Trace trace, do
 		return new Settings(jar, results, List.of(Mode.BASELINE, Mode.PATHFENCE), Trace.LARGE, 20, 20, 5, 2,
 				Duration.ofSeconds(8), Duration.ofSeconds(20), Duration.ofSeconds(30), "payment",
 				Duration.ofMillis(1000), Duration.ofSeconds(10), Duration.ofMillis(3500), Duration.ofSeconds(10),
-				LIGHT_JVM, null);
+				LIGHT_JVM, null, null);
 	}
 
 	/** The default run cut short: one period without the fault, two with it. */
@@ -50,7 +53,7 @@ public record Settings(Path jar, Path results, List<Mode> modes, Trace trace, do
 		return new Settings(jar, results, d.modes(), d.trace(), d.placeOrderRate(), d.orderHistoryRate(),
 				d.localRate(), d.catalogueRate(), Duration.ofSeconds(6), Duration.ofSeconds(10),
 				Duration.ofSeconds(20), d.stalledService(), d.stallLength(), d.stallPeriod(), d.stallOffset(),
-				d.requestTimeout(), d.serviceJvmOptions(), null);
+				d.requestTimeout(), d.serviceJvmOptions(), null, null);
 	}
 
 }
