@@ -67,6 +67,13 @@ def analyzer_cases():
         "samples": level_samples(12, 1200.0, waiting=40.0) * 4 + level_samples(11, 1100.0)[:2],
         "expected": {"verdict": "EXPLORE", "q_lower": 12, "q_upper": 12, "recommended": 9,
                      "plateau_throughput": (20 * 1200.0 + 1100.0 * 0.98 + 1100.0 * 0.99) / 22}})
+    write("analyzer", "pinned_at_one_probes_up", {
+        "description": "one qualified level, 1, with 2 requests waiting: nothing lies below one permit, so probe"
+                       " up by max(1, ceil(1*0.25)) = 1 instead of recommending 1 again",
+        "config": {},
+        "samples": level_samples(1, 100.0, waiting=2.0) * 4,
+        "expected": {"verdict": "EXPLORE", "q_lower": 1, "q_upper": 1, "recommended": 2,
+                     "plateau_throughput": 100.0}})
     write("analyzer", "two_levels_peak_at_top_probes_up", {
         "description": "two qualified levels, throughput higher at the top one where requests wait: up by 2",
         "config": {},

@@ -10,6 +10,9 @@ import java.util.function.LongSupplier;
 /** Entry points of the SCT model: the online recorder, the analyzer and the offline replay of request records. */
 public final class Sct {
 
+    /** The most intervals one path's records may span in {@link #samplesByPath}: 10 million. */
+    public static final int MAX_REPLAY_INTERVALS = RecordReplay.MAX_INTERVALS;
+
     private Sct() {
     }
 
@@ -46,6 +49,8 @@ public final class Sct {
      *
      * @param records requests of any paths, in any order
      * @return each path's samples in time order, paths in order of first appearance
+     * @throws IllegalArgumentException if one path's records span more than {@link #MAX_REPLAY_INTERVALS} intervals
+     *     (replay holds them all at once)
      */
     public static Map<String, List<Sample>> samplesByPath(List<RequestRecord> records, SctConfig config) {
         return RecordReplay.samplesByPath(records, config);

@@ -9,6 +9,13 @@ import java.util.Objects;
  */
 public final class SctConfig {
 
+    /**
+     * The most intervals one window may hold. The online recorder keeps a window of intervals in preallocated
+     * arrays, one ring per path, and the analysis walks them every decision: 100 000 is over an hour and a half of
+     * 50 ms samples, and 4 MB of ring per path.
+     */
+    public static final int MAX_INTERVALS_PER_WINDOW = 100_000;
+
     private static final SctConfig DEFAULTS = builder().build();
 
     private final Duration interval;
@@ -64,9 +71,18 @@ public final class SctConfig {
         return window;
     }
 
-    /** How many intervals one window holds (at least 1). */
+    /** How many intervals one window holds: from 1 to {@link #MAX_INTERVALS_PER_WINDOW}. */
     public int intervalsPerWindow() {
-        return (int) Math.max(1, window.toNanos() / interval.toNanos());
+        return (int) window.dividedBy(interval);
+    }
+
+    /**
+     * The window divided by {@link #MAX_INTERVALS_PER_WINDOW}, rounded up to the nanosecond: every interval at least
+     * this long is allowed with this window (a round figure to tell a user, a few nanoseconds above the exact bound).
+     */
+    public static Duration minimumInterval(Duration window) {
+        long nanos = window.toNanos();
+        return Duration.ofNanos(nanos / MAX_INTERVALS_PER_WINDOW + (nanos % MAX_INTERVALS_PER_WINDOW == 0 ? 0 : 1));
     }
 
     /** Samples are grouped on levels {@code levelWidth * round(Q_i / levelWidth)}. */
@@ -142,20 +158,12 @@ public final class SctConfig {
         }
 
         public Builder interval(Duration interval) {
-            Objects.requireNonNull(interval, "interval");
-            if (interval.toNanos() <= 0) {
-                throw new IllegalArgumentException("interval must be positive: " + interval);
-            }
-            this.interval = interval;
+            this.interval = positiveNanos("interval", interval);
             return this;
         }
 
         public Builder window(Duration window) {
-            Objects.requireNonNull(window, "window");
-            if (window.toNanos() <= 0) {
-                throw new IllegalArgumentException("window must be positive: " + window);
-            }
-            this.window = window;
+            this.window = positiveNanos("window", window);
             return this;
         }
 
@@ -221,11 +229,36 @@ public final class SctConfig {
             return this;
         }
 
+        /**
+         * @throws IllegalArgumentException if the window is shorter than one interval or holds more than
+         *     {@link #MAX_INTERVALS_PER_WINDOW} of them
+         */
         public SctConfig build() {
             if (window.compareTo(interval) < 0) {
                 throw new IllegalArgumentException("window " + window + " is shorter than interval " + interval);
             }
+            long intervals = window.dividedBy(interval);
+            if (intervals > MAX_INTERVALS_PER_WINDOW) {
+                throw new IllegalArgumentException("window " + window + " holds " + intervals + " intervals of "
+                        + interval + "; at most " + MAX_INTERVALS_PER_WINDOW + " are allowed: lengthen the interval"
+                        + " to at least " + minimumInterval(window) + " or shorten the window");
+            }
             return new SctConfig(this);
+        }
+
+        /** Positive, and short enough that its nanoseconds fit in a long (about 292 years), as the recorder needs. */
+        private static Duration positiveNanos(String name, Duration value) {
+            Objects.requireNonNull(value, name);
+            long nanos;
+            try {
+                nanos = value.toNanos();
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException(name + " is too long: " + value);
+            }
+            if (nanos <= 0) {
+                throw new IllegalArgumentException(name + " must be positive: " + value);
+            }
+            return value;
         }
 
         private static int atLeast(String name, int value, int min) {

@@ -9,8 +9,9 @@ public enum Verdict {
     /**
      * The window cannot settle the range, but requests wait for a permit, so the reservation is what holds the path
      * back: the recommendation is one bounded step to a level not seen yet. Up when throughput still rises at the
-     * highest observed level; down when the concurrency is pinned to a single level, or when throughput is highest at
-     * the lowest of too few levels. The next window, which still holds this one's samples, compares.
+     * highest observed level, or when the concurrency is pinned to 1; down when it is pinned to a single higher
+     * level, or when throughput is highest at the lowest of too few levels. The next window, which still holds this
+     * one's samples, compares.
      */
     EXPLORE(true),
 

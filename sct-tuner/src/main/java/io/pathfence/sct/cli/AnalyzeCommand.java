@@ -8,6 +8,7 @@ import io.pathfence.sct.SctResult;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -66,15 +67,14 @@ final class AnalyzeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         SctConfig config;
-        List<RequestRecord> requests;
+        Map<String, List<Sample>> byPath;
         try {
             config = config();
-            requests = read();
+            byPath = replay(read(), config);
         } catch (BadInputException e) {
             err.println("sct: error: " + records + ": " + e.getMessage());
             return 2;
         }
-        Map<String, List<Sample>> byPath = Sct.samplesByPath(requests, config);
         for (Map.Entry<String, List<Sample>> entry : byPath.entrySet()) {
             String path = entry.getKey();
             List<Sample> samples = lastWindow(entry.getValue(), config);
@@ -92,7 +92,10 @@ final class AnalyzeCommand implements Callable<Integer> {
 
     private SctConfig config() throws BadInputException {
         SctConfig.Builder b = SctConfig.builder().interval(interval);
-        if (!"all".equalsIgnoreCase(window)) {
+        if ("all".equalsIgnoreCase(window)) {
+            // The window only cuts the samples to analyse, which "all" does not; one interval passes every check.
+            b.window(interval);
+        } else {
             Duration w;
             try {
                 w = new DurationConverter().convert(window);
@@ -102,12 +105,32 @@ final class AnalyzeCommand implements Callable<Integer> {
             if (w.compareTo(interval) < 0) {
                 throw new BadInputException("--window " + window + " is shorter than --interval");
             }
+            long intervals = w.dividedBy(interval);
+            if (intervals > SctConfig.MAX_INTERVALS_PER_WINDOW) {
+                throw new BadInputException("--window " + window + " holds " + intervals + " intervals of "
+                        + millis(interval) + "; at most " + SctConfig.MAX_INTERVALS_PER_WINDOW
+                        + ": use --interval " + millis(SctConfig.minimumInterval(w)) + " or more");
+            }
             b.window(w);
         }
         if (levelWidth < 1) {
             throw new BadInputException("--level-width must be at least 1");
         }
         return b.levelWidth(levelWidth).build();
+    }
+
+    private static Map<String, List<Sample>> replay(List<RequestRecord> requests, SctConfig config)
+            throws BadInputException {
+        try {
+            return Sct.samplesByPath(requests, config);
+        } catch (IllegalArgumentException e) {
+            // The one refusal samplesByPath documents: a path whose records span more intervals than fit in memory.
+            throw new BadInputException(e.getMessage() + ": use a longer --interval or split the file");
+        }
+    }
+
+    private static String millis(Duration d) {
+        return BigDecimal.valueOf(d.toNanos(), 6).stripTrailingZeros().toPlainString() + "ms";
     }
 
     private List<RequestRecord> read() throws IOException, BadInputException {

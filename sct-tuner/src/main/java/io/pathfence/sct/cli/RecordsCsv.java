@@ -10,7 +10,10 @@ import java.util.List;
  * Reads request records: a header naming at least the columns {@code path}, {@code arrival_ms} and
  * {@code departure_ms} (any order, other columns ignored), then one request a row, sorted by arrival. Times are
  * milliseconds on any fixed origin, fractions allowed, never negative. Rows are numbered as lines, the header being
- * row 1; blank lines are skipped. Fields are split on commas; a field may be wrapped in double quotes.
+ * row 1; blank lines are skipped. Fields are separated by commas and stripped of surrounding blanks; a field wrapped
+ * in double quotes may hold commas, and {@code ""} inside it stands for one quote (RFC 4180), but it must close on
+ * its own line. (Our own splitter rather than a CSV library: three columns, and every error must name the row and
+ * the column by its header name.)
  */
 final class RecordsCsv {
 
@@ -29,12 +32,13 @@ final class RecordsCsv {
             row++;
         }
         if (header == null) {
-            throw new BadInputException("empty file: expected the header " + PATH + "," + ARRIVAL + "," + DEPARTURE);
+            throw BadInputException.at(row, PATH, (row == 1 ? "empty file" : "only blank lines")
+                    + ": expected the header " + PATH + "," + ARRIVAL + "," + DEPARTURE);
         }
         if (header.startsWith("\uFEFF")) {
             header = header.substring(1);
         }
-        String[] names = split(header);
+        String[] names = split(header, row, new String[0]);
         int pathAt = indexOf(names, PATH, row);
         int arrivalAt = indexOf(names, ARRIVAL, row);
         int departureAt = indexOf(names, DEPARTURE, row);
@@ -47,7 +51,7 @@ final class RecordsCsv {
             if (line.isBlank()) {
                 continue;
             }
-            String[] fields = split(line);
+            String[] fields = split(line, row, names);
             if (fields.length < needed) {
                 String missing = DEPARTURE;
                 int firstMissing = Integer.MAX_VALUE;
@@ -119,15 +123,49 @@ final class RecordsCsv {
         return Math.round(millis * 1e6);
     }
 
-    private static String[] split(String line) {
-        String[] fields = line.split(",", -1);
-        for (int i = 0; i < fields.length; i++) {
-            String f = fields[i].strip();
-            if (f.length() >= 2 && f.startsWith("\"") && f.endsWith("\"")) {
-                f = f.substring(1, f.length() - 1);
+    /** The fields of one line; {@code names} labels a column in an error (its number where there is no name). */
+    private static String[] split(String line, int row, String[] names) throws BadInputException {
+        List<String> fields = new ArrayList<>();
+        int i = 0;
+        while (true) {
+            String column = fields.size() < names.length ? names[fields.size()] : String.valueOf(fields.size() + 1);
+            while (i < line.length() && line.charAt(i) != ',' && Character.isWhitespace(line.charAt(i))) {
+                i++;
             }
-            fields[i] = f;
+            if (i < line.length() && line.charAt(i) == '"') {
+                StringBuilder quoted = new StringBuilder();
+                i++;
+                while (true) {
+                    if (i >= line.length()) {
+                        throw BadInputException.at(row, column, "quoted field not closed on its line");
+                    }
+                    char c = line.charAt(i++);
+                    if (c != '"') {
+                        quoted.append(c);
+                    } else if (i < line.length() && line.charAt(i) == '"') {
+                        quoted.append('"');
+                        i++;
+                    } else {
+                        break;
+                    }
+                }
+                while (i < line.length() && line.charAt(i) != ',' && Character.isWhitespace(line.charAt(i))) {
+                    i++;
+                }
+                if (i < line.length() && line.charAt(i) != ',') {
+                    throw BadInputException.at(row, column, "text after the closing quote");
+                }
+                fields.add(quoted.toString());
+            } else {
+                int comma = line.indexOf(',', i);
+                int end = comma < 0 ? line.length() : comma;
+                fields.add(line.substring(i, end).strip());
+                i = end;
+            }
+            if (i >= line.length()) {
+                return fields.toArray(new String[0]);
+            }
+            i++;
         }
-        return fields;
     }
 }

@@ -30,7 +30,7 @@ import java.util.TreeMap;
  *       {@code waitingThreshold}): a reservation that binds pins the concurrency to a level or two, so the verdict
  *       is then {@link Verdict#EXPLORE} one step (step 6) up from h if h has the peak throughput (step 3) and the
  *       lowest level is significantly below it (step 4), down from the lowest level if that one has the peak or is
- *       within the noise of it, and down from h if h is the only level.</li>
+ *       within the noise of it, and down from h if h is the only level (up if h is 1, as nothing lies below).</li>
  *   <li>Per level: mean throughput TP_n, its standard error SE_n = s_n / sqrt(k_n), and the mean response time
  *       RT_n = Σ TP_i·RT_i / Σ TP_i (the mean over the requests that completed).</li>
  *   <li>Peak level m = the qualified level with the largest TP_n (the lowest such level on a tie).</li>
@@ -174,7 +174,7 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
      * Too few levels to place a plateau. A reservation that binds pins the concurrency to a level or two, so
      * waiting for more levels would freeze the tuner: when requests wait at the highest level, step once towards
      * where throughput looks higher, or down from a single pinned level (less contention, and the next window,
-     * which still holds this one's samples, compares the two).
+     * which still holds this one's samples, compares the two); up from a single level of 1, the least there is.
      */
     private SctResult probe(List<Sample> window, TreeMap<Integer, Accumulator> byLevel, List<Integer> qualified,
             int peak) {
@@ -190,6 +190,11 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
         if (qualified.size() == 1 && highest > 1) {
             next = Math.max(1, highest - exploreStep(highest));
             why = "the concurrency is pinned at " + highest;
+        } else if (qualified.size() == 1) {
+            // Nothing lies below one permit, so a step down would recommend the level itself and the path would
+            // stay pinned forever: the only step that shows anything is up.
+            next = highest + exploreStep(highest);
+            why = "the concurrency is pinned at " + highest + ", where no step down is left";
         } else if (peak == highest && !onPlateau(byLevel.get(lowest), top)) {
             next = highest + exploreStep(highest);
             why = "throughput is significantly highest at the highest level, " + highest;

@@ -17,20 +17,27 @@ import java.util.Map;
  */
 public final class RecordReplay {
 
+    /**
+     * The most intervals one path's records may span. Replay holds them all at once, in a ring of five longs and a
+     * sample each, about 110 bytes an interval: 10 million (almost six days of 50 ms samples) is a gigabyte.
+     */
+    public static final int MAX_INTERVALS = 10_000_000;
+
     private RecordReplay() {
     }
 
+    /** @throws IllegalArgumentException if one path's records span more than {@link #MAX_INTERVALS} intervals */
     public static Map<String, List<Sample>> samplesByPath(List<RequestRecord> records, SctConfig config) {
         Map<String, List<RequestRecord>> byPath = new LinkedHashMap<>();
         for (RequestRecord r : records) {
             byPath.computeIfAbsent(r.path(), p -> new ArrayList<>()).add(r);
         }
         Map<String, List<Sample>> out = new LinkedHashMap<>();
-        byPath.forEach((path, list) -> out.put(path, replay(list, config.interval().toNanos())));
+        byPath.forEach((path, list) -> out.put(path, replay(path, list, config.interval().toNanos())));
         return out;
     }
 
-    static List<Sample> replay(List<RequestRecord> records, long intervalNanos) {
+    static List<Sample> replay(String path, List<RequestRecord> records, long intervalNanos) {
         int n = records.size();
         // event = time * 2 + kind would overflow for large times; sort indices instead.
         long[] times = new long[2 * n];
@@ -57,8 +64,9 @@ public final class RecordReplay {
         long origin = minArrival - Math.floorMod(minArrival, intervalNanos);
         long end = maxDeparture - Math.floorMod(maxDeparture, intervalNanos) + intervalNanos;
         long intervals = (end - origin) / intervalNanos;
-        if (intervals > 50_000_000L) {
-            throw new IllegalArgumentException("records span " + intervals + " intervals; use a longer interval");
+        if (intervals > MAX_INTERVALS) {
+            throw new IllegalArgumentException("the records of path '" + path + "' span " + intervals
+                    + " intervals of " + intervalNanos + " ns; at most " + MAX_INTERVALS + " are replayed at once");
         }
         IntervalRecorder recorder = new IntervalRecorder(intervalNanos, (int) intervals, () -> {
             throw new IllegalStateException("replay passes every timestamp explicitly");

@@ -13,6 +13,7 @@ import io.pathfence.sct.validation.HttpLoad;
 import io.pathfence.sct.validation.OnlineTuning;
 import io.pathfence.sct.validation.SimulatedServer;
 import io.pathfence.sct.validation.Sweep;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +34,11 @@ import java.util.function.Supplier;
  * <p>How each limit is chosen. SCT: the online loop of the validation (a decision every 20 s on the last 60 s of
  * 50 ms samples under bursty load), settled value. Gradient2 and Vegas: the limiter gates the same service under
  * the same bursty load and is fed every completion (start time, service time, in-flight count); its limit is the
- * median of once-a-second readings over the second half of the run. Both start from 10, with a minimum of 1.
+ * median of its readings over the second half of the run: once a simulated second for 120 s on the simulated
+ * services, every 500 ms for 8 s on Tomcat. Both start from 10, with a minimum of 1.
+ *
+ * <p>The machine's 1-minute load average is printed at the start, before the Tomcat rows and at the end: the
+ * simulated rows do not depend on it, the Tomcat rows do.
  */
 public final class LimitComparisonBenchmark {
 
@@ -47,6 +52,8 @@ public final class LimitComparisonBenchmark {
 
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
+        List<String> loads = new ArrayList<>();
+        loads.add(loadAverage("at the start"));
         List<String> rows = new ArrayList<>();
         rows.add("| service | knee (sweep) | max throughput (sweep) | algorithm | limit | throughput | mean RT | p99 RT |");
         rows.add("|---|---:|---:|---|---:|---:|---:|---:|");
@@ -58,11 +65,22 @@ public final class LimitComparisonBenchmark {
                 new SimulatedServer.Shape("sim: 4 cores, 3 ms CPU + 3 ms I/O", 4, 3, 3, 0.08))) {
             simulated(shape, rows);
         }
+        loads.add(loadAverage("before the Tomcat rows"));
         tomcat(rows);
+        loads.add(loadAverage("at the end"));
         String table = String.join(System.lineSeparator(), rows);
         System.out.println("Tomcat requests failed during the benchmark: " + tomcatFailures);
+        System.out.println("1-minute load average on " + Runtime.getRuntime().availableProcessors() + " cores: "
+                + String.join(", ", loads));
         System.out.println();
         System.out.println(table);
+    }
+
+    private static String loadAverage(String when) {
+        String load = String.format(Locale.ROOT, "%.1f %s",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), when);
+        System.out.println("load average: " + load);
+        return load;
     }
 
     private static void simulated(SimulatedServer.Shape shape, List<String> rows) {
@@ -163,7 +181,10 @@ public final class LimitComparisonBenchmark {
         }
     }
 
-    /** The limiter gates the service while 48 clients push; its limit is read every 250 ms over 8 s. */
+    /**
+     * The limiter gates the service under bursty load (48 clients for 2 s, 12 for 2 s, twice); its limit is read
+     * every 500 ms over 8 s, and the median of the last 8 readings is its limit.
+     */
     private static int tomcatLimit(EmulatedService service, HttpLoad load, Limit limit) throws InterruptedException {
         service.gate(limit::getLimit, (admitted, serviceNanos, inFlight) ->
                 limit.onSample(admitted, serviceNanos, inFlight, false));

@@ -82,7 +82,8 @@ class AnalyzeCommandTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
-            empty file                 | ''                                                   | empty file: expected the header path,arrival_ms,departure_ms
+            empty file                 | ''                                                   | row 1, column path: empty file: expected the header path,arrival_ms,departure_ms
+            blank lines only           | '\\n  \\n'                                           | row 3, column path: only blank lines: expected the header path,arrival_ms,departure_ms
             header only                | 'path,arrival_ms,departure_ms\\n'                    | row 2, column path: no records after the header
             missing column             | 'path,arrival_ms\\na,1\\n'                           | row 1, column departure_ms: missing from the header (expected path,arrival_ms,departure_ms)
             missing value              | 'path,arrival_ms,departure_ms\\na,1,2\\nb,3\\n'      | row 3, column departure_ms: missing value
@@ -91,6 +92,8 @@ class AnalyzeCommandTest {
             departure before arrival   | 'path,arrival_ms,departure_ms\\na,5,4\\n'            | row 2, column departure_ms: departure 4 is before arrival 5
             not a number               | 'path,arrival_ms,departure_ms\\na,5,x\\n'            | row 2, column departure_ms: not a number: 'x'
             empty path                 | 'path,arrival_ms,departure_ms\\n,5,6\\n'             | row 2, column path: empty
+            unclosed quote             | 'path,arrival_ms,departure_ms\\n"a,5,6\\n'           | row 2, column path: quoted field not closed on its line
+            text after a quote         | 'path,arrival_ms,departure_ms\\na,"5"x,6\\n'         | row 2, column arrival_ms: text after the closing quote
             """)
     void badInputGetsOneLineNamingRowAndColumnAndExitCodeTwo(String name, String content, String message)
             throws IOException {
@@ -102,6 +105,52 @@ class AnalyzeCommandTest {
         assertThat(code).isEqualTo(2);
         assertThat(out.toString()).isEmpty();
         assertThat(err.toString()).isEqualTo("sct: error: " + csv + ": " + message + System.lineSeparator());
+    }
+
+    @Test
+    void quotedFieldsMayHoldCommasAndDoubledQuotes() throws IOException {
+        Path csv = dir.resolve("quoted.csv");
+        Files.writeString(csv, """
+                path,arrival_ms,departure_ms
+                "orders, eu",0,2
+                "say ""hi""\", "1.5" ,3
+                """, StandardCharsets.UTF_8);
+
+        int code = run("analyze", "--json", "--no-plot", csv.toString());
+
+        assertThat(code).as(err.toString()).isZero();
+        String[] objects = out.toString().strip().split("\n");
+        assertThat(objects).hasSize(2);
+        JsonMapper json = JsonMapper.builder().build();
+        assertThat(json.readTree(objects[0]).get("path").asString()).isEqualTo("orders, eu");
+        assertThat(json.readTree(objects[1]).get("path").asString()).isEqualTo("say \"hi\"");
+    }
+
+    @Test
+    void recordsSpanningTooManyIntervalsAreBadInputNotACrash() throws IOException {
+        Path csv = dir.resolve("long.csv");
+        // 60 s of 1 us intervals: 60 million, more than a replay holds.
+        Files.writeString(csv, "path,arrival_ms,departure_ms\na,0,1\na,60000,60001\n", StandardCharsets.UTF_8);
+
+        int code = run("analyze", "--no-plot", "--window", "all", "--interval", "0.001ms", csv.toString());
+
+        assertThat(code).isEqualTo(2);
+        assertThat(out.toString()).isEmpty();
+        assertThat(err.toString()).isEqualTo("sct: error: " + csv + ": the records of path 'a' span 60001001"
+                + " intervals of 1000 ns; at most 10000000 are replayed at once: use a longer --interval or split the"
+                + " file" + System.lineSeparator());
+    }
+
+    @Test
+    void aWindowOfTooManyIntervalsIsBadInput() throws IOException {
+        Path csv = dir.resolve("r.csv");
+        Files.writeString(csv, "path,arrival_ms,departure_ms\na,0,1\n", StandardCharsets.UTF_8);
+
+        int code = run("analyze", "--no-plot", "--window", "60s", "--interval", "0.001ms", csv.toString());
+
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("sct: error: " + csv + ": --window 60s holds 60000000 intervals of"
+                + " 0.001ms; at most 100000: use --interval 0.6ms or more" + System.lineSeparator());
     }
 
     @Test
