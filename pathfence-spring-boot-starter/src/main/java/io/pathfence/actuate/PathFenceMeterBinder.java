@@ -1,14 +1,17 @@
 package io.pathfence.actuate;
 
+import java.util.Locale;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFigures;
+import io.pathfence.sct.Verdict;
 import io.pathfence.tuning.PathTuner;
 import io.pathfence.tuning.TuningDecision;
 
@@ -16,7 +19,9 @@ import io.pathfence.tuning.TuningDecision;
  * Gauges of each reservation, tagged {@code path}: {@code pathfence.path.permits}, {@code .active},
  * {@code .queued} and {@code .borrowed} (for a path, its permits lent to local tasks; for {@code local}, the
  * permits its tasks borrowed). With tuning on, also {@code pathfence.tuning.q.lower}, {@code .q.upper} and
- * {@code .recommended} of each path's latest decision.
+ * {@code .recommended} of each path's latest decision, and the counter {@code pathfence.tuning.decisions} tagged
+ * {@code verdict} ({@code plateau}, {@code explore}, {@code no-plateau}, {@code insufficient-data}). The counter reads
+ * the tuner's own counts when scraped, so deciding costs one atomic increment and no meter lookup.
  */
 public class PathFenceMeterBinder implements MeterBinder {
 
@@ -48,6 +53,14 @@ public class PathFenceMeterBinder implements MeterBinder {
 						"Upper end of the path's rational concurrency range in the latest window");
 				tuningGauge(registry, "pathfence.tuning.recommended", path, TuningDecision::recommended,
 						"Reservation SCT recommended for the path in the latest window");
+				for (Verdict verdict : Verdict.values()) {
+					FunctionCounter.builder("pathfence.tuning.decisions", this.tuner,
+								(tuner) -> tuner.decisionCount(path, verdict))
+						.tag("path", path)
+						.tag("verdict", verdict.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+						.description("Tuning decisions on the path, by what SCT concluded from the window")
+						.register(registry);
+				}
 			}
 		}
 	}

@@ -91,6 +91,19 @@ final class PathFenceFactory {
 			throw new InvalidPathFenceConfigurationException("pathfence.tuning.window", tuning.getWindow(),
 					"at least pathfence.tuning.interval (" + tuning.getInterval() + ")");
 		}
+		Duration longestWindow = Duration.ofNanos(Long.MAX_VALUE);
+		if (tuning.getWindow().compareTo(longestWindow) > 0) {
+			throw new InvalidPathFenceConfigurationException("pathfence.tuning.window", tuning.getWindow(),
+					"at most " + longestWindow + ", the most nanoseconds the clock of the samples can count");
+		}
+		// Each path keeps a window of intervals in preallocated arrays, so their ratio is what costs memory.
+		int mostIntervals = io.pathfence.sct.SctConfig.MAX_INTERVALS_PER_WINDOW;
+		if (tuning.getWindow().dividedBy(tuning.getInterval()) > mostIntervals) {
+			throw new InvalidPathFenceConfigurationException("pathfence.tuning.interval", tuning.getInterval(),
+					"at least " + io.pathfence.sct.SctConfig.minimumInterval(tuning.getWindow())
+							+ ", so that pathfence.tuning.window (" + tuning.getWindow() + ") holds at most "
+							+ mostIntervals + " intervals; or a shorter pathfence.tuning.window");
+		}
 		if (tuning.getPeriod() != null) {
 			positive("pathfence.tuning.period", tuning.getPeriod());
 		}

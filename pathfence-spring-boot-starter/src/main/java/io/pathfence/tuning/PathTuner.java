@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -18,6 +19,7 @@ import io.pathfence.sct.Sample;
 import io.pathfence.sct.Sct;
 import io.pathfence.sct.SctConfig;
 import io.pathfence.sct.SctResult;
+import io.pathfence.sct.Verdict;
 
 /**
  * Sizes each path's reservation online with the SCT model. As a {@link PathFenceListener} it feeds every path's
@@ -46,6 +48,9 @@ public class PathTuner implements PathFenceListener {
 
 	private final Map<String, TuningDecision> decisions = new ConcurrentHashMap<>();
 
+	/** Per path, decisions so far indexed by verdict; fixed at construction, so reading needs no lock. */
+	private final Map<String, AtomicLongArray> decisionCounts = new LinkedHashMap<>();
+
 	/**
 	 * @param fence the fence whose reservations are tuned; looked up at the first decision, since the fence itself
 	 * is built with this listener
@@ -67,6 +72,7 @@ public class PathTuner implements PathFenceListener {
 		this.clock = clock;
 		for (String path : paths) {
 			this.recorders.put(path, Sct.recorder(config, nanoClock));
+			this.decisionCounts.put(path, new AtomicLongArray(Verdict.values().length));
 		}
 	}
 
@@ -132,6 +138,7 @@ public class PathTuner implements PathFenceListener {
 				guard = "Held at " + current + " by the guards (min, max, room in the pool, hysteresis).";
 			}
 			this.decisions.put(path, TuningDecision.of(path, result, current, next, guard, this.clock.instant()));
+			this.decisionCounts.get(path).incrementAndGet(result.verdict().ordinal());
 		}
 		return Map.copyOf(this.decisions);
 	}
@@ -144,6 +151,12 @@ public class PathTuner implements PathFenceListener {
 	/** The latest decision of one path, if it has had one. */
 	public Optional<TuningDecision> decision(String path) {
 		return Optional.ofNullable(this.decisions.get(path));
+	}
+
+	/** How many decisions on this path had this verdict so far; 0 for a path that is not tuned. */
+	public long decisionCount(String path, Verdict verdict) {
+		AtomicLongArray counts = this.decisionCounts.get(path);
+		return (counts != null) ? counts.get(verdict.ordinal()) : 0;
 	}
 
 	/** The most this path can hold while the other paths keep theirs and local keeps its floor. */
