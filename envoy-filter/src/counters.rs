@@ -8,6 +8,18 @@ use crate::host::{HostError, SharedStore};
 /// How often a compare-and-swap is retried before the caller is told the key is contended.
 pub const MAX_CAS_TRIES: usize = 64;
 
+/// The CAS token written with a value that was read as missing. Envoy creates a missing key whatever the token,
+/// but refuses a token other than the current one once the key exists; so if another worker created the key
+/// in between, this write loses instead of overwriting what that worker wrote. Envoy hands out tokens from one
+/// counter that starts at 1, so an existing key holds this exact token only after 2^32 - 1 writes, and only
+/// until its next write.
+pub const ABSENT_CAS: u32 = u32::MAX;
+
+/// The token to write with after a read: the one read, or [`ABSENT_CAS`] for a missing key.
+pub fn token(cas: Option<u32>) -> Option<u32> {
+    Some(cas.unwrap_or(ABSENT_CAS))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Acquire {
     Granted,
@@ -55,10 +67,11 @@ pub fn load(store: &dyn SharedStore, key: &str) -> Result<u64, HostError> {
     Ok(total(&read(store, key)?.0))
 }
 
-/// Creates the key empty if it is missing, so the first request does not race on creating it.
+/// Creates the key empty if it is missing, so the first request does not race on creating it. A worker that
+/// creates it at the same moment as another, or after another already counted in it, leaves it as it is.
 pub fn create(store: &dyn SharedStore, key: &str) -> Result<(), HostError> {
     if store.get(key)?.is_none() {
-        store.set(key, &[], None)?;
+        store.set(key, &[], token(None))?;
     }
     Ok(())
 }
@@ -74,7 +87,7 @@ pub fn try_acquire(store: &dyn SharedStore, key: &str, worker: u32, limit: u32) 
             Some((_, n)) => *n = n.saturating_add(1),
             None => shares.push((worker, 1)),
         }
-        if store.set(key, &encode(&shares), cas)? {
+        if store.set(key, &encode(&shares), token(cas))? {
             return Ok(Acquire::Granted);
         }
     }
@@ -90,7 +103,7 @@ pub fn release(store: &dyn SharedStore, key: &str, worker: u32, count: u32) -> R
             return Ok(true);
         };
         entry.1 = entry.1.saturating_sub(count);
-        if store.set(key, &encode(&shares), cas)? {
+        if store.set(key, &encode(&shares), token(cas))? {
             return Ok(true);
         }
     }
@@ -109,7 +122,7 @@ pub fn reclaim(
         if gone.is_empty() {
             return Ok(gone);
         }
-        if store.set(key, &encode(&kept), cas)? {
+        if store.set(key, &encode(&kept), token(cas))? {
             return Ok(gone);
         }
     }
@@ -124,8 +137,8 @@ pub fn increment(store: &dyn SharedStore, key: &str) -> Result<Option<u64>, Host
             None => (0, None),
         };
         let next = value.saturating_add(1);
-        // A missing key is created with cas None; a racing creator makes one of the two lose on the next round.
-        if store.set(key, &next.to_le_bytes(), cas)? {
+        // Of two workers that both read the key as missing, one creates it and the other loses and counts on.
+        if store.set(key, &next.to_le_bytes(), token(cas))? {
             return Ok(Some(next));
         }
     }
@@ -143,6 +156,9 @@ pub fn read_u64(bytes: &[u8], offset: usize) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+    use std::rc::Rc;
+
     use super::*;
     use crate::testing::MemStore;
 
@@ -202,5 +218,28 @@ mod tests {
         let s = MemStore::default();
         assert_eq!(increment(&s, "ids").unwrap(), Some(1));
         assert_eq!(increment(&s, "ids").unwrap(), Some(2));
+    }
+
+    #[test]
+    fn two_workers_taking_an_id_at_the_same_moment_get_different_ids() {
+        let s = MemStore::default();
+        let other = Rc::new(Cell::new(None));
+        let seen = Rc::clone(&other);
+        // The other worker reads and writes the missing key between this worker's read and its write.
+        s.before_next_set(move |s| seen.set(increment(s, "ids").unwrap()));
+        let mine = increment(&s, "ids").unwrap();
+        assert_eq!(other.get(), Some(1));
+        assert_eq!(mine, Some(2));
+    }
+
+    #[test]
+    fn creating_a_key_another_worker_already_counted_in_keeps_the_count() {
+        let s = MemStore::default();
+        s.before_next_set(|s| {
+            create(s, "k").unwrap();
+            try_acquire(s, "k", 7, 9).unwrap();
+        });
+        create(&s, "k").unwrap();
+        assert_eq!(load(&s, "k").unwrap(), 1);
     }
 }

@@ -1,9 +1,11 @@
 //! PathFence as an Envoy filter: per-path concurrency reservations with a prioritised local path, and
 //! request-counted pause injection, for services that cannot embed the PathFence starter.
 //!
-//! The logic (config, classifier, counters, pause, limiter) makes no hostcall; it reaches the host through the
-//! traits in [`host`]. The `wasm` module binds those traits to proxy-wasm and exists only in the Wasm build.
+//! The logic (config, classifier, counters, waiting, pause, limiter) makes no hostcall; it reaches the host
+//! through the traits in [`host`]. The `wasm` module binds those traits to proxy-wasm and exists only in the Wasm build.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+// RefCell::borrow and borrow_mut panic on a conflicting borrow; clippy.toml lists them, use try_borrow*.
+#![deny(clippy::disallowed_methods)]
 
 pub mod classifier;
 pub mod config;
@@ -11,6 +13,7 @@ pub mod counters;
 pub mod host;
 pub mod limiter;
 pub mod pause;
+pub mod waiting;
 
 #[cfg(test)]
 mod testing;

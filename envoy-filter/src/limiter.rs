@@ -4,20 +4,30 @@
 //! One `Worker` lives on each Envoy worker thread. It never calls the host to resume or refuse a stream
 //! itself: it returns [`Effect`]s, which the caller carries out after letting go of the worker, because a
 //! local reply can end a stream synchronously and call straight back into the worker.
+//!
+//! Waiters are served first come, first served across workers as far as a tick allows: a newcomer never goes
+//! ahead of a waiter on any worker, and a freed slot goes to this worker's first waiter only if no other
+//! worker's waiter arrived earlier (see [`crate::waiting`]).
 
 use std::collections::{HashMap, VecDeque};
 
 use log::warn;
 
 use crate::config::Config;
-use crate::counters::{self, Acquire};
+use crate::counters;
 use crate::host::{Host, HostError, Metric};
-use crate::pause::{self, Gate};
+use crate::waiting::{self, Waiters};
+
+mod held;
+mod slots;
 
 /// Prefix of every shared-data key, versioned so that a filter with another layout never reads these.
 pub const KEY_PREFIX: &str = "pathfence.v1.";
 const HEARTBEAT_EVERY_MS: u64 = 1000;
 const RECLAIM_EVERY_MS: u64 = 1000;
+/// How long past its timeout another worker's waiter still counts as waiting: its worker refuses it on its
+/// next tick, so after this it is a leftover of a worker that went away.
+const STALE_AFTER_TIMEOUT_MS: u64 = 50;
 
 /// What to do with the request whose headers just arrived.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,8 +56,10 @@ struct Permit {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
-    Held,
-    Waiting { deadline_ms: u64 },
+    /// Held by a pause since this millisecond; the wait counts against the path's queue and timeout.
+    Held { since_ms: u64 },
+    /// Waiting for a slot since this millisecond (since it was held, if it was).
+    Waiting { since_ms: u64 },
     Admitted(Permit),
 }
 
@@ -57,18 +69,25 @@ struct Request {
     state: State,
 }
 
+struct Keys {
+    inflight: Vec<String>,
+    waiting: Vec<String>,
+    pause: String,
+}
+
 pub struct Worker<H: Host> {
     host: H,
     config: Config,
     id: u32,
-    inflight_keys: Vec<String>,
-    pause_key: String,
+    keys: Keys,
     requests: HashMap<u32, Request>,
     queues: Vec<VecDeque<u32>>,
     held: VecDeque<u32>,
-    /// Slots this worker released since the last tick, still in the shared count. The next request here takes
-    /// one without touching shared data; the tick gives the rest back. They count against the limit all along,
-    /// so the limit holds; the price is that another worker may find a path full for up to one tick.
+    /// Queues changed since this worker last published them to the shared waiting lists.
+    unpublished: Vec<bool>,
+    /// Slots this worker released since the last tick while nobody waited, still in the shared count. The next
+    /// request here takes one without touching shared data; the tick gives the rest back, and so does any sign
+    /// that a request waits, on this worker or another.
     spare: Vec<u32>,
     /// Releases whose compare-and-swap kept losing; retried on every tick so no slot is lost.
     pending_release: Vec<u32>,
@@ -83,10 +102,12 @@ fn heartbeat_key(worker: u32) -> String {
 impl<H: Host> Worker<H> {
     /// Creates the shared keys, takes a worker id and announces it with a first heartbeat.
     pub fn start(host: H, config: Config) -> Result<Worker<H>, HostError> {
-        let inflight_keys: Vec<String> =
-            config.reservations.iter().map(|r| format!("{KEY_PREFIX}{}.inflight", r.name)).collect();
-        for key in &inflight_keys {
-            counters::create(&host, key)?;
+        let key = |suffix: &str| -> Vec<String> {
+            config.reservations.iter().map(|r| format!("{KEY_PREFIX}{}.{suffix}", r.name)).collect()
+        };
+        let keys = Keys { inflight: key("inflight"), waiting: key("waiting"), pause: format!("{KEY_PREFIX}pause") };
+        for k in keys.inflight.iter().chain(&keys.waiting).chain([&keys.pause]) {
+            counters::create(&host, k)?;
         }
         let id = counters::increment(&host, &format!("{KEY_PREFIX}workers"))?
             .and_then(|id| u32::try_from(id).ok())
@@ -96,11 +117,11 @@ impl<H: Host> Worker<H> {
             host,
             config,
             id,
-            inflight_keys,
-            pause_key: format!("{KEY_PREFIX}pause"),
+            keys,
             requests: HashMap::new(),
             queues: vec![VecDeque::new(); n],
             held: VecDeque::new(),
+            unpublished: vec![false; n],
             spare: vec![0; n],
             pending_release: vec![0; n],
             last_heartbeat_ms: 0,
@@ -124,9 +145,25 @@ impl<H: Host> Worker<H> {
         &self.host
     }
 
-    /// Requests of this worker that are waiting or holding a slot.
+    /// Requests of this worker that are held, waiting or holding a slot.
     pub fn tracked(&self) -> usize {
         self.requests.len()
+    }
+
+    /// Whether this worker knows stream `context` (held, waiting or holding a slot).
+    pub fn tracks(&self, context: u32) -> bool {
+        self.requests.contains_key(&context)
+    }
+
+    /// Requests of `class` waiting for a slot on this worker.
+    pub fn queued(&self, class: usize) -> usize {
+        self.queues.get(class).map_or(0, VecDeque::len)
+    }
+
+    /// Slots of `pool` this worker holds in the shared count without a request on them (spares, and
+    /// releases still to be retried).
+    pub fn idle_slots(&self, pool: usize) -> u32 {
+        self.spare.get(pool).copied().unwrap_or(0) + self.pending_release.get(pool).copied().unwrap_or(0)
     }
 
     /// A request of reservation `class` arrived on stream `context`.
@@ -134,24 +171,13 @@ impl<H: Host> Worker<H> {
         if class >= self.config.reservations.len() || self.requests.contains_key(&context) {
             return Decision::Continue;
         }
-        if self.pauses(class) {
-            let now = self.host.now_ms();
-            // Requests held earlier go first, so one arriving just as the pause ends cannot overtake them.
-            let others_held = !self.held.is_empty();
-            if others_held || matches!(self.pass_gate(now), Gate::Closed { .. }) {
-                self.held.push_back(context);
-                self.requests.insert(context, Request { class, state: State::Held });
-                if others_held {
-                    self.release_held(now, effects);
-                }
-                if let Some(Request { state: State::Held, .. }) = self.requests.get(&context) {
-                    self.host.add(class, Metric::Paused, 1);
-                    return Decision::Wait;
-                }
-                return self.take_decision(context, effects);
-            }
-        }
-        self.admit_or_queue(context, class, effects)
+        let decision = if self.pauses(class) {
+            self.through_pause(context, class, effects)
+        } else {
+            self.admit_or_queue(context, class, None, effects)
+        };
+        self.publish_waiting();
+        decision
     }
 
     /// The stream ended, however it ended; releases its slot (once) or takes it out of its queue.
@@ -160,16 +186,19 @@ impl<H: Host> Worker<H> {
             return;
         };
         match request.state {
-            State::Held => self.held.retain(|c| *c != context),
+            State::Held { .. } => self.held.retain(|c| *c != context),
             State::Waiting { .. } => {
                 self.queues[request.class].retain(|c| *c != context);
+                self.unpublished[request.class] = true;
                 self.host.add(request.class, Metric::Queued, -1);
             }
             State::Admitted(permit) => self.release(permit, effects),
         }
+        self.publish_waiting();
     }
 
-    /// Periodic work: heartbeat, reclaim, retried releases, pause ends, wait timeouts and slots freed elsewhere.
+    /// Periodic work: heartbeat, reclaim, spares and retried releases given back, pause ends, wait timeouts
+    /// and slots freed elsewhere.
     pub fn on_tick(&mut self, effects: &mut Vec<Effect>) {
         let now = self.host.now_ms();
         if now.saturating_sub(self.last_heartbeat_ms) >= HEARTBEAT_EVERY_MS {
@@ -180,18 +209,9 @@ impl<H: Host> Worker<H> {
             self.reclaim(now);
         }
         for pool in 0..self.spare.len() {
-            self.pending_release[pool] += std::mem::take(&mut self.spare[pool]);
+            self.give_back_spares(pool);
         }
-        for pool in 0..self.pending_release.len() {
-            let count = self.pending_release[pool];
-            if count > 0 {
-                match counters::release(&self.host, &self.inflight_keys[pool], self.id, count) {
-                    Ok(true) => self.pending_release[pool] = 0,
-                    Ok(false) => {}
-                    Err(e) => warn!("pathfence: releasing {count} slot(s) failed, will retry: {e}"),
-                }
-            }
-        }
+        self.expire_held(now, effects);
         self.release_held(now, effects);
         for class in 0..self.queues.len() {
             self.expire(class, now, effects);
@@ -202,41 +222,33 @@ impl<H: Host> Worker<H> {
         for class in 0..local {
             self.drain(class, effects);
         }
+        self.publish_waiting();
     }
 
-    fn pauses(&self, class: usize) -> bool {
-        self.config.pause.as_ref().is_some_and(|p| p.paths.contains(&class))
-    }
-
-    fn pass_gate(&self, now: u64) -> Gate {
-        let Some(schedule) = &self.config.pause else {
-            return Gate::Open;
-        };
-        pause::pass(&self.host, &self.pause_key, schedule, now).unwrap_or_else(|e| {
-            warn!("pathfence: pause gate unavailable, letting the request through: {e}");
-            Gate::Open
-        })
-    }
-
-    /// Lets held requests through the gate one by one while it stays open.
-    fn release_held(&mut self, now: u64, effects: &mut Vec<Effect>) {
-        while let Some(&context) = self.held.front() {
-            if let Gate::Closed { .. } = self.pass_gate(now) {
-                return;
-            }
-            self.held.pop_front();
-            let Some(request) = self.requests.remove(&context) else {
-                continue;
-            };
-            match self.admit_or_queue(context, request.class, effects) {
-                Decision::Continue => effects.push(Effect::Resume { context }),
-                Decision::Reject { reservation } => effects.push(Effect::Reject { context, reservation }),
-                Decision::Wait => {}
+    /// Hands the streams over before the worker is replaced (a new configuration): refuses its held and waiting
+    /// requests, which the new worker does not know, and gives back its spare slots. Requests holding a slot
+    /// stay tracked, so their end still releases it.
+    pub fn retire(&mut self, effects: &mut Vec<Effect>) {
+        for context in std::mem::take(&mut self.held) {
+            if let Some(request) = self.requests.remove(&context) {
+                effects.push(Effect::Reject { context, reservation: request.class });
             }
         }
+        for class in 0..self.queues.len() {
+            for context in std::mem::take(&mut self.queues[class]) {
+                self.requests.remove(&context);
+                self.host.add(class, Metric::Queued, -1);
+                effects.push(Effect::Reject { context, reservation: class });
+            }
+            self.unpublished[class] = true;
+        }
+        for pool in 0..self.spare.len() {
+            self.give_back_spares(pool);
+        }
+        self.publish_waiting();
     }
 
-    /// For a request that was held and released within one call: turn the resulting effect into the decision.
+    /// For a request that was held or queued and settled within one call: turn its effect into the decision.
     fn take_decision(&mut self, context: u32, effects: &mut Vec<Effect>) -> Decision {
         let found = effects.iter().position(|e| match e {
             Effect::Resume { context: c } | Effect::Reject { context: c, .. } => *c == context,
@@ -248,23 +260,31 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    fn admit_or_queue(&mut self, context: u32, class: usize, effects: &mut Vec<Effect>) -> Decision {
-        // Waiters of this path on this worker go first.
-        if self.queues[class].is_empty() {
+    /// Requests of `class` held or waiting here: together at most `max_queue`.
+    fn backlog(&self, class: usize) -> usize {
+        let held = self.held.iter().filter(|c| self.requests.get(c).is_some_and(|r| r.class == class)).count();
+        self.queues[class].len() + held
+    }
+
+    /// `since_ms` is when a request released from a pause started to wait.
+    fn admit_or_queue(&mut self, context: u32, class: usize, since_ms: Option<u64>, effects: &mut Vec<Effect>) -> Decision {
+        // Nobody waits for this path, here or on another worker: no one to overtake.
+        if self.queues[class].is_empty() && !self.others_wait(class) {
             if let Some(permit) = self.try_acquire(class) {
                 self.admit(context, class, permit);
                 return Decision::Continue;
             }
         }
         let reservation = &self.config.reservations[class];
-        if self.queues[class].len() >= reservation.max_queue as usize {
+        if self.backlog(class) >= reservation.max_queue as usize {
             self.host.add(class, Metric::RejectedQueueFull, 1);
             return Decision::Reject { reservation: class };
         }
         // The clock is read only here and for pauses: it is a hostcall, and most requests never wait.
-        let deadline_ms = self.host.now_ms().saturating_add(reservation.queue_timeout_ms);
+        let since_ms = since_ms.unwrap_or_else(|| self.host.now_ms());
         self.queues[class].push_back(context);
-        self.requests.insert(context, Request { class, state: State::Waiting { deadline_ms } });
+        self.unpublished[class] = true;
+        self.requests.insert(context, Request { class, state: State::Waiting { since_ms } });
         self.host.add(class, Metric::Queued, 1);
         self.drain(class, effects);
         self.take_decision(context, effects)
@@ -272,64 +292,60 @@ impl<H: Host> Worker<H> {
 
     fn admit(&mut self, context: u32, class: usize, permit: Permit) {
         self.requests.insert(context, Request { class, state: State::Admitted(permit) });
-        self.host.add(permit.pool, Metric::Active, 1);
         self.host.add(class, Metric::Admitted, 1);
-    }
-
-    /// Takes a slot for a request of `class`: its own reservation, or for a local request whose reservation
-    /// is full, the other path with the fewest requests in flight that still has room.
-    fn try_acquire(&mut self, class: usize) -> Option<Permit> {
-        if let Some(permit) = self.try_pool(class) {
-            return Some(permit);
-        }
-        if class != self.config.local() || !self.config.local_borrows {
-            return None;
-        }
-        let mut others: Vec<(u64, usize)> = (0..self.config.local())
-            .filter_map(|pool| counters::load(&self.host, &self.inflight_keys[pool]).ok().map(|n| (n, pool)))
-            .collect();
-        others.sort_unstable();
-        others.into_iter().find_map(|(_, pool)| self.try_pool(pool))
-    }
-
-    fn try_pool(&mut self, pool: usize) -> Option<Permit> {
-        let Some(limit) = self.config.reservations[pool].max_concurrency else {
-            return Some(Permit { pool, counted: false });
-        };
-        if self.spare[pool] > 0 {
-            self.spare[pool] -= 1;
-            return Some(Permit { pool, counted: true });
-        }
-        match counters::try_acquire(&self.host, &self.inflight_keys[pool], self.id, limit) {
-            Ok(Acquire::Granted) => Some(Permit { pool, counted: true }),
-            Ok(Acquire::Full) | Ok(Acquire::Contended) => None,
-            Err(e) => {
-                warn!("pathfence: shared count of `{}` unavailable, admitting: {e}", self.config.reservations[pool].name);
-                Some(Permit { pool, counted: false })
-            }
+        if !permit.counted {
+            self.host.add(permit.pool, Metric::Active, 1);
         }
     }
 
-    /// Resumes waiters of `class` while slots can be had.
+    fn since(&self, context: u32) -> u64 {
+        match self.requests.get(&context) {
+            Some(Request { state: State::Waiting { since_ms } | State::Held { since_ms }, .. }) => *since_ms,
+            _ => 0,
+        }
+    }
+
+    /// Resumes waiters of `class` while slots can be had and no other worker's waiter came first.
     fn drain(&mut self, class: usize, effects: &mut Vec<Effect>) {
+        if self.queues[class].is_empty() {
+            return;
+        }
+        let others = self.others_waiting(class);
+        let live_since_ms = self.live_since(class, &others);
         while let Some(&context) = self.queues[class].front() {
+            let older = waiting::older_than(&others, self.since(context), live_since_ms);
+            // Slots enough for the earlier waiters elsewhere and this one; else leave them to the earlier ones.
+            if older > 0 && self.available(class) <= older {
+                return;
+            }
             let Some(permit) = self.try_acquire(class) else {
                 return;
             };
             self.queues[class].pop_front();
+            self.unpublished[class] = true;
             self.host.add(class, Metric::Queued, -1);
             self.admit(context, class, permit);
             effects.push(Effect::Resume { context });
         }
     }
 
+    /// Waiters older than this are past their timeout (see [`STALE_AFTER_TIMEOUT_MS`]). Reads the clock only
+    /// if another worker has waiters.
+    fn live_since(&self, class: usize, others: &[Waiters]) -> u64 {
+        if !waiting::any(others) {
+            return 0;
+        }
+        let timeout = self.config.reservations[class].queue_timeout_ms;
+        self.host.now_ms().saturating_sub(timeout.saturating_add(STALE_AFTER_TIMEOUT_MS))
+    }
+
     fn expire(&mut self, class: usize, now: u64, effects: &mut Vec<Effect>) {
-        while let Some(&context) = self.queues[class].front() {
-            match self.requests.get(&context) {
-                Some(Request { state: State::Waiting { deadline_ms }, .. }) if *deadline_ms > now => return,
-                _ => {}
-            }
-            self.queues[class].pop_front();
+        let timeout = self.config.reservations[class].queue_timeout_ms;
+        let expired: Vec<u32> =
+            self.queues[class].iter().copied().filter(|c| self.since(*c).saturating_add(timeout) <= now).collect();
+        for context in expired {
+            self.queues[class].retain(|c| *c != context);
+            self.unpublished[class] = true;
             self.requests.remove(&context);
             self.host.add(class, Metric::Queued, -1);
             self.host.add(class, Metric::RejectedTimeout, 1);
@@ -337,31 +353,88 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Gives a slot back. A waiter on this worker gets it at once, without a trip through the shared count:
-    /// first a local waiter (the local path's priority), then one of the slot's own path. Otherwise it is kept
-    /// as a spare until the next tick.
+    /// Gives a slot back. This worker's first waiter gets it at once if no other worker's waiter came earlier:
+    /// first a local waiter (the local path's priority), then one of the slot's own path. If a waiter elsewhere
+    /// came earlier, the slot goes back to the shared count at once; if nobody waits, it is kept as a spare.
     fn release(&mut self, permit: Permit, effects: &mut Vec<Effect>) {
-        self.host.add(permit.pool, Metric::Active, -1);
+        if !permit.counted {
+            self.host.add(permit.pool, Metric::Active, -1);
+            return;
+        }
         let local = self.config.local();
-        let to_local = permit.pool == local || self.config.local_borrows;
-        let heir = if to_local && !self.queues[local].is_empty() {
-            Some(local)
-        } else if !self.queues[permit.pool].is_empty() {
-            Some(permit.pool)
-        } else {
-            None
-        };
-        if let Some(class) = heir {
-            if let Some(context) = self.queues[class].pop_front() {
-                self.host.add(class, Metric::Queued, -1);
-                self.admit(context, class, permit);
-                effects.push(Effect::Resume { context });
-                return;
+        let mut heirs = Vec::with_capacity(2);
+        if permit.pool == local || self.config.local_borrows {
+            heirs.push(local);
+        }
+        if permit.pool != local {
+            heirs.push(permit.pool);
+        }
+        for class in heirs {
+            // An unbounded reservation never has waiters.
+            if self.config.reservations[class].max_concurrency.is_none() {
+                continue;
+            }
+            let others = self.others_waiting(class);
+            match self.queues[class].front().copied() {
+                Some(context) => {
+                    let live_since_ms = self.live_since(class, &others);
+                    if waiting::older_than(&others, self.since(context), live_since_ms) == 0 {
+                        self.queues[class].pop_front();
+                        self.unpublished[class] = true;
+                        self.host.add(class, Metric::Queued, -1);
+                        self.admit(context, class, permit);
+                        effects.push(Effect::Resume { context });
+                    } else {
+                        self.give_back(permit.pool, 1);
+                    }
+                    return;
+                }
+                None if waiting::any(&others) => {
+                    self.spare[permit.pool] += 1;
+                    self.give_back_spares(permit.pool);
+                    return;
+                }
+                None => {}
             }
         }
-        if permit.counted {
-            self.spare[permit.pool] += 1;
+        self.spare[permit.pool] += 1;
+    }
+
+    /// Publishes the queues that changed; a lost race leaves them marked for the next call.
+    fn publish_waiting(&mut self) {
+        for class in 0..self.unpublished.len() {
+            if !self.unpublished[class] {
+                continue;
+            }
+            let arrivals_ms: Vec<u64> =
+                self.queues[class].iter().take(waiting::MAX_LISTED).map(|c| self.since(*c)).collect();
+            let mine = Waiters { worker: self.id, waiting: self.queues[class].len() as u32, arrivals_ms };
+            match waiting::publish(&self.host, &self.keys.waiting[class], &mine) {
+                Ok(true) => self.unpublished[class] = false,
+                Ok(false) => {}
+                Err(e) => warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.reservations[class].name),
+            }
         }
+    }
+
+    fn others_waiting(&self, class: usize) -> Vec<Waiters> {
+        waiting::others(&self.host, &self.keys.waiting[class], self.id).unwrap_or_else(|e| {
+            warn!("pathfence: waiters of other workers unknown: {e}");
+            Vec::new()
+        })
+    }
+
+    /// Whether another worker has requests of `class` waiting; on a host error, no (fail open).
+    fn others_wait(&mut self, class: usize) -> bool {
+        if self.config.reservations[class].max_concurrency.is_none() {
+            return false;
+        }
+        let wait = waiting::any(&self.others_waiting(class));
+        if wait {
+            // Their worker can only see slots that are in the shared count.
+            self.give_back_spares(class);
+        }
+        wait
     }
 
     fn heartbeat(&mut self, now: u64) {
@@ -371,11 +444,12 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Removes the in-flight shares of workers whose heartbeat is older than the lease.
+    /// Removes the in-flight shares and waiters of workers whose heartbeat is older than the lease, and what
+    /// they added to `active` and `queued`.
     fn reclaim(&mut self, now: u64) {
         let lease = self.config.worker_lease_ms;
         let me = self.id;
-        for pool in 0..self.inflight_keys.len() {
+        for pool in 0..self.keys.inflight.len() {
             let host = &self.host;
             let mut is_gone = |worker: u32| {
                 worker != me
@@ -385,13 +459,24 @@ impl<H: Host> Worker<H> {
                         Err(_) => false,
                     }
             };
-            match counters::reclaim(&self.host, &self.inflight_keys[pool], &mut is_gone) {
+            match waiting::reclaim(&self.host, &self.keys.waiting[pool], &mut is_gone) {
+                // Their `queued` went away with them.
+                Ok(gone) => {
+                    let waited: i64 = gone.iter().map(|w| i64::from(w.waiting)).sum();
+                    if waited > 0 {
+                        self.host.add(pool, Metric::Queued, -waited);
+                    }
+                }
+                Err(e) => warn!("pathfence: reclaiming waiters failed: {e}"),
+            }
+            match counters::reclaim(&self.host, &self.keys.inflight[pool], &mut is_gone) {
                 Ok(gone) => {
                     for (worker, count) in gone {
                         warn!(
                             "pathfence: reclaimed {count} slot(s) of `{}` left by worker {worker}",
                             self.config.reservations[pool].name
                         );
+                        // A worker's part of `active` is its share, so this takes back exactly what it added.
                         self.host.add(pool, Metric::Active, -i64::from(count));
                     }
                 }
@@ -401,5 +486,7 @@ impl<H: Host> Worker<H> {
     }
 }
 
+#[cfg(test)]
+mod stress;
 #[cfg(test)]
 mod tests;

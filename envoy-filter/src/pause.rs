@@ -6,7 +6,7 @@
 //! same pause.
 
 use crate::config::PauseSchedule;
-use crate::counters::{read_u64, MAX_CAS_TRIES};
+use crate::counters::{read_u64, token, MAX_CAS_TRIES};
 use crate::host::{HostError, SharedStore};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,10 +28,22 @@ fn encode(passed: u64, until_ms: u64) -> [u8; 16] {
     out
 }
 
+/// Whether a pause that ends at `until_ms` holds requests at `now_ms`. A pause never lasts longer than
+/// `duration_ms` from now: if it seems to, the clock stepped back or a clock read failed (and gave 0), and
+/// holding on would stall the paths for as long as the clock is off.
+fn holds(until_ms: u64, now_ms: u64, duration_ms: u64) -> bool {
+    now_ms < until_ms && until_ms <= now_ms.saturating_add(duration_ms)
+}
+
 /// The end of the current pause, if one is on at `now_ms`.
-pub fn paused_until(store: &dyn SharedStore, key: &str, now_ms: u64) -> Result<Option<u64>, HostError> {
+pub fn paused_until(
+    store: &dyn SharedStore,
+    key: &str,
+    schedule: &PauseSchedule,
+    now_ms: u64,
+) -> Result<Option<u64>, HostError> {
     let until = store.get(key)?.map(|(b, _)| decode(&b).1).unwrap_or(0);
-    Ok((now_ms < until).then_some(until))
+    Ok(holds(until, now_ms, schedule.duration_ms).then_some(until))
 }
 
 /// Counts one request through the gate, or says it must wait for the pause in progress.
@@ -42,12 +54,12 @@ pub fn pass(store: &dyn SharedStore, key: &str, schedule: &PauseSchedule, now_ms
             None => ((0, 0), None),
         };
         let (passed, until_ms) = value;
-        if now_ms < until_ms {
+        if holds(until_ms, now_ms, schedule.duration_ms) {
             return Ok(Gate::Closed { until_ms });
         }
         let passed = passed.saturating_add(1);
         let until_ms = if passed % schedule.every_requests == 0 { now_ms + schedule.duration_ms } else { until_ms };
-        if store.set(key, &encode(passed, until_ms), cas)? {
+        if store.set(key, &encode(passed, until_ms), token(cas))? {
             return Ok(Gate::Open);
         }
     }
@@ -72,8 +84,8 @@ mod tests {
         assert_eq!(pass(&s, "p", &schedule(), 1001).unwrap(), Gate::Open);
         assert_eq!(pass(&s, "p", &schedule(), 1002).unwrap(), Gate::Open);
         assert_eq!(pass(&s, "p", &schedule(), 1003).unwrap(), Gate::Closed { until_ms: 1202 });
-        assert_eq!(paused_until(&s, "p", 1100).unwrap(), Some(1202));
-        assert_eq!(paused_until(&s, "p", 1202).unwrap(), None);
+        assert_eq!(paused_until(&s, "p", &schedule(), 1100).unwrap(), Some(1202));
+        assert_eq!(paused_until(&s, "p", &schedule(), 1202).unwrap(), None);
         assert_eq!(pass(&s, "p", &schedule(), 1202).unwrap(), Gate::Open);
     }
 
@@ -91,5 +103,17 @@ mod tests {
         assert_eq!(pass(&s, "p", &schedule(), 300).unwrap(), Gate::Open);
         assert_eq!(pass(&s, "p", &schedule(), 300).unwrap(), Gate::Open);
         assert_eq!(pass(&s, "p", &schedule(), 300).unwrap(), Gate::Closed { until_ms: 500 });
+    }
+
+    #[test]
+    fn a_pause_never_outlasts_its_length_when_the_clock_steps_back() {
+        let s = MemStore::default();
+        for t in 0..3 {
+            pass(&s, "p", &schedule(), 10_000 + t).unwrap();
+        }
+        assert_eq!(paused_until(&s, "p", &schedule(), 10_100).unwrap(), Some(10_202));
+        // The clock stepped back a minute, or a failed read gave 0: the pause is over, not a minute long.
+        assert_eq!(paused_until(&s, "p", &schedule(), 9_000).unwrap(), None);
+        assert_eq!(pass(&s, "p", &schedule(), 0).unwrap(), Gate::Open);
     }
 }

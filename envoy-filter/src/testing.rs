@@ -1,5 +1,6 @@
 //! In-memory doubles of the host, for unit tests: a shared store several workers can use, a clock the test
 //! moves by hand, and metrics summed the way Envoy sums them.
+#![allow(clippy::disallowed_methods)]
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -7,11 +8,17 @@ use std::rc::Rc;
 
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
 
+/// Another worker's steps, run inside the next write, after this worker's read: a race, made to happen.
+type Interleaving = Box<dyn FnOnce(&MemStore)>;
+
+/// Envoy's shared data: a write with a CAS token fails if the key exists with another token; a missing key is
+/// created whatever the token.
 #[derive(Default)]
 pub struct MemStore {
     values: RefCell<HashMap<String, (Vec<u8>, u32)>>,
     next_cas: Cell<u32>,
     failing_cas: Cell<usize>,
+    before_next_set: RefCell<Option<Interleaving>>,
 }
 
 impl MemStore {
@@ -24,6 +31,11 @@ impl MemStore {
     pub fn fail_next_cas(&self, n: usize) {
         self.failing_cas.set(n);
     }
+
+    /// Runs `steps` just before the next write lands, as another worker would between a read and a write.
+    pub fn before_next_set(&self, steps: impl FnOnce(&MemStore) + 'static) {
+        *self.before_next_set.borrow_mut() = Some(Box::new(steps));
+    }
 }
 
 impl SharedStore for MemStore {
@@ -32,13 +44,17 @@ impl SharedStore for MemStore {
     }
 
     fn set(&self, key: &str, value: &[u8], cas: Option<u32>) -> Result<bool, HostError> {
+        let interleaving = self.before_next_set.borrow_mut().take();
+        if let Some(steps) = interleaving {
+            steps(self);
+        }
         let mut values = self.values.borrow_mut();
         if let Some(expected) = cas {
             if self.failing_cas.get() > 0 {
                 self.failing_cas.set(self.failing_cas.get() - 1);
                 return Ok(false);
             }
-            if values.get(key).map(|(_, c)| *c) != Some(expected) {
+            if values.get(key).is_some_and(|(_, c)| *c != expected) {
                 return Ok(false);
             }
         }

@@ -25,7 +25,10 @@ proxy_wasm::main! {{
     std::panic::set_hook(Box::new(|info| {
         let _ = hostcalls::log(LogLevel::Critical, &format!("pathfence: panic: {info}"));
     }));
-    proxy_wasm::set_root_context(|_| -> Box<dyn RootContext> { Box::new(Root { worker: Rc::new(RefCell::new(None)) }) });
+    proxy_wasm::set_root_context(|_| -> Box<dyn RootContext> {
+        let shared = Shared { workers: RefCell::new(Workers::default()), ended_while_busy: RefCell::new(Vec::new()) };
+        Box::new(Root { shared: Rc::new(shared) })
+    });
 }}
 
 fn host_error(what: &str, status: Status) -> HostError {
@@ -67,7 +70,10 @@ impl SharedStore for EnvoyHost {
         match hostcalls::get_shared_data(key) {
             Ok((Some(value), Some(cas))) => Ok(Some((value, cas))),
             Ok((Some(value), None)) => Ok(Some((value, 0))),
-            Ok((None, _)) => Ok(None),
+            // An empty value comes back without bytes but with its token: the key exists. Read as missing, a
+            // write with the missing-key token would lose every race against the key itself.
+            Ok((None, Some(cas))) => Ok(Some((Vec::new(), cas))),
+            Ok((None, None)) => Ok(None),
             Err(status) => Err(host_error("get_shared_data", status)),
         }
     }
@@ -83,6 +89,8 @@ impl SharedStore for EnvoyHost {
 }
 
 impl Clock for EnvoyHost {
+    /// 0 if the host cannot tell the time: deadlines then run out at once and a pause counts as over, so the
+    /// fault costs refusals rather than a stall.
     fn now_ms(&self) -> u64 {
         hostcalls::get_current_time()
             .ok()
@@ -95,10 +103,13 @@ impl Clock for EnvoyHost {
 impl Metrics for EnvoyHost {
     fn add(&self, reservation: usize, metric: Metric, delta: i64) {
         let index = Metric::ALL.iter().position(|m| *m == metric).unwrap_or(0);
-        if let Ok(mut pending) = self.pending.try_borrow_mut() {
-            if let Some(deltas) = pending.get_mut(reservation) {
-                deltas[index] += delta;
+        match self.pending.try_borrow_mut() {
+            Ok(mut pending) => {
+                if let Some(deltas) = pending.get_mut(reservation) {
+                    deltas[index] += delta;
+                }
             }
+            Err(_) => warn!("pathfence: metric update lost while metrics were being flushed: {metric:?} {delta}"),
         }
     }
 }
@@ -119,26 +130,73 @@ fn define_metrics(config: &Config) -> Vec<[Option<u32>; 6]> {
         .collect()
 }
 
-type SharedWorker = Rc<RefCell<Option<Worker<EnvoyHost>>>>;
+/// The workers of this thread: the current one, and ones replaced by a new configuration that still hold
+/// slots for streams they admitted (their ends must still release them).
+#[derive(Default)]
+struct Workers {
+    current: Option<Worker<EnvoyHost>>,
+    retired: Vec<Worker<EnvoyHost>>,
+}
+
+impl Workers {
+    fn end(&mut self, context: u32, acts: &mut Vec<Act>) {
+        let mut effects = Vec::new();
+        let owner = self.current.iter_mut().chain(self.retired.iter_mut()).find(|w| w.tracks(context));
+        if let Some(worker) = owner {
+            worker.on_stream_end(context, &mut effects);
+            acts.extend(prepare(worker, effects));
+        }
+    }
+}
+
+struct Shared {
+    workers: RefCell<Workers>,
+    /// Streams that ended while the workers were borrowed (it should not happen: effects are carried out after
+    /// letting go); the next tick releases them, so no slot is lost.
+    ended_while_busy: RefCell<Vec<u32>>,
+}
+
+type SharedWorkers = Rc<Shared>;
+
+/// An effect made ready to carry out without the worker: a refusal carries its header values, taken from the
+/// configuration of the worker that refused.
+enum Act {
+    Resume { context: u32 },
+    Refuse { context: u32, retry_after: String, path: String },
+}
+
+fn prepare(worker: &Worker<EnvoyHost>, effects: Vec<Effect>) -> Vec<Act> {
+    effects
+        .into_iter()
+        .map(|effect| match effect {
+            Effect::Resume { context } => Act::Resume { context },
+            Effect::Reject { context, reservation } => {
+                let config = worker.config();
+                let path = config.reservations.get(reservation).map(|r| r.name.clone()).unwrap_or_default();
+                Act::Refuse { context, retry_after: config.retry_after_s.to_string(), path }
+            }
+        })
+        .collect()
+}
 
 /// Carries out effects once the worker is no longer borrowed: a local reply may end the stream synchronously,
 /// which calls back into the worker.
-fn apply(effects: Vec<Effect>, worker: &SharedWorker, current: Option<u32>) {
-    for effect in effects {
-        match effect {
-            Effect::Resume { context } => {
+fn apply(acts: Vec<Act>, current: Option<u32>) {
+    if acts.is_empty() {
+        return;
+    }
+    for act in acts {
+        match act {
+            Act::Resume { context } => {
                 if hostcalls::set_effective_context(context).is_ok() {
                     if let Err(status) = hostcalls::resume_http_request() {
                         warn!("pathfence: resume of stream {context} failed: {status:?}");
                     }
                 }
             }
-            Effect::Reject { context, reservation } => {
-                let refusal = worker.borrow().as_ref().map(|w| refusal(w.config(), reservation));
-                if let Some((retry_after, path)) = refusal {
-                    if hostcalls::set_effective_context(context).is_ok() {
-                        send_refusal(&retry_after, &path);
-                    }
+            Act::Refuse { context, retry_after, path } => {
+                if hostcalls::set_effective_context(context).is_ok() {
+                    send_refusal(&retry_after, &path);
                 }
             }
         }
@@ -146,18 +204,6 @@ fn apply(effects: Vec<Effect>, worker: &SharedWorker, current: Option<u32>) {
     if let Some(context) = current {
         let _ = hostcalls::set_effective_context(context);
     }
-}
-
-/// [`apply`], skipping the hostcalls when there is nothing to do (the common case).
-fn apply_any(effects: Vec<Effect>, worker: &SharedWorker, current: Option<u32>) {
-    if !effects.is_empty() {
-        apply(effects, worker, current);
-    }
-}
-
-fn refusal(config: &Config, reservation: usize) -> (String, String) {
-    let name = config.reservations.get(reservation).map(|r| r.name.clone()).unwrap_or_default();
-    (config.retry_after_s.to_string(), name)
 }
 
 fn send_refusal(retry_after: &str, path: &str) {
@@ -168,7 +214,7 @@ fn send_refusal(retry_after: &str, path: &str) {
 }
 
 struct Root {
-    worker: SharedWorker,
+    shared: SharedWorkers,
 }
 
 impl Context for Root {}
@@ -192,16 +238,33 @@ impl RootContext for Root {
         };
         let host = EnvoyHost::new(&config);
         let paths = config.reservations.len();
-        match Worker::start(host, config) {
-            Ok(worker) => {
-                info!("pathfence: worker {} configured with {paths} reservations", worker.id());
-                *self.worker.borrow_mut() = Some(worker);
-            }
+        let worker = match Worker::start(host, config) {
+            Ok(worker) => worker,
             Err(e) => {
                 error!("pathfence: cannot set up shared state: {e}");
                 return false;
             }
+        };
+        info!("pathfence: worker {} configured with {paths} reservations", worker.id());
+        let mut acts = Vec::new();
+        match self.shared.workers.try_borrow_mut() {
+            Ok(mut workers) => {
+                if let Some(mut old) = workers.current.replace(worker) {
+                    // Its waiting and held requests would hang: the new worker does not know them.
+                    let mut effects = Vec::new();
+                    old.retire(&mut effects);
+                    info!("pathfence: worker {} replaced; {} waiting request(s) refused", old.id(), effects.len());
+                    acts = prepare(&old, effects);
+                    old.host().flush_metrics();
+                    workers.retired.push(old);
+                }
+            }
+            Err(_) => {
+                error!("pathfence: workers busy during on_configure; configuration not applied");
+                return false;
+            }
         }
+        apply(acts, None);
         if let Err(status) = hostcalls::set_tick_period(TICK) {
             error!("pathfence: cannot set the tick period: {status:?}");
             return false;
@@ -210,16 +273,33 @@ impl RootContext for Root {
     }
 
     fn on_tick(&mut self) {
-        let mut effects = Vec::new();
-        if let Some(worker) = self.worker.borrow_mut().as_mut() {
-            worker.on_tick(&mut effects);
-            worker.host().flush_metrics();
+        let ended = match self.shared.ended_while_busy.try_borrow_mut() {
+            Ok(mut ended) => std::mem::take(&mut *ended),
+            Err(_) => Vec::new(),
+        };
+        let mut acts = Vec::new();
+        match self.shared.workers.try_borrow_mut() {
+            Ok(mut guard) => {
+                let workers = &mut *guard;
+                for context in ended {
+                    workers.end(context, &mut acts);
+                }
+                for worker in workers.current.iter_mut().chain(workers.retired.iter_mut()) {
+                    let mut effects = Vec::new();
+                    worker.on_tick(&mut effects);
+                    worker.host().flush_metrics();
+                    acts.extend(prepare(worker, effects));
+                }
+                // A retired worker stays until the last stream it admitted has ended.
+                workers.retired.retain(|w| w.tracked() > 0);
+            }
+            Err(_) => warn!("pathfence: workers busy on tick; skipped"),
         }
-        apply_any(effects, &self.worker, None);
+        apply(acts, None);
     }
 
     fn create_http_context(&self, context_id: u32) -> Option<Box<dyn HttpContext>> {
-        Some(Box::new(Stream { id: context_id, worker: Rc::clone(&self.worker) }))
+        Some(Box::new(Stream { id: context_id, shared: Rc::clone(&self.shared) }))
     }
 
     fn get_type(&self) -> Option<ContextType> {
@@ -229,18 +309,23 @@ impl RootContext for Root {
 
 struct Stream {
     id: u32,
-    worker: SharedWorker,
+    shared: SharedWorkers,
 }
 
 impl Stream {
     fn end(&mut self) {
-        let mut effects = Vec::new();
-        if let Ok(mut guard) = self.worker.try_borrow_mut() {
-            if let Some(worker) = guard.as_mut() {
-                worker.on_stream_end(self.id, &mut effects);
+        let mut acts = Vec::new();
+        match self.shared.workers.try_borrow_mut() {
+            Ok(mut workers) => workers.end(self.id, &mut acts),
+            Err(_) => {
+                warn!("pathfence: stream {} ended while the worker was busy; releasing it on the next tick", self.id);
+                match self.shared.ended_while_busy.try_borrow_mut() {
+                    Ok(mut ended) => ended.push(self.id),
+                    Err(_) => error!("pathfence: stream {} ended unreleased; its slot waits for the reclaim", self.id),
+                }
             }
         }
-        apply_any(effects, &self.worker, Some(self.id));
+        apply(acts, Some(self.id));
     }
 }
 
@@ -267,11 +352,12 @@ impl Context for Stream {
 
 impl HttpContext for Stream {
     fn on_http_request_headers(&mut self, _headers: usize, _end_of_stream: bool) -> Action {
-        let mut effects = Vec::new();
-        let outcome = match self.worker.try_borrow_mut() {
-            Ok(mut guard) => guard.as_mut().map(|worker| {
+        let mut acts = Vec::new();
+        let outcome = match self.shared.workers.try_borrow_mut() {
+            Ok(mut workers) => workers.current.as_mut().map(|worker| {
                 let class = classify(worker.config(), &Headers);
-                match worker.on_request(self.id, class, &mut effects) {
+                let mut effects = Vec::new();
+                let action = match worker.on_request(self.id, class, &mut effects) {
                     Decision::Continue => Action::Continue,
                     Decision::Wait => Action::Pause,
                     Decision::Reject { reservation } => {
@@ -279,11 +365,16 @@ impl HttpContext for Stream {
                         effects.push(Effect::Reject { context: self.id, reservation });
                         Action::Pause
                     }
-                }
+                };
+                acts = prepare(worker, effects);
+                action
             }),
-            Err(_) => None,
+            Err(_) => {
+                warn!("pathfence: worker busy; stream {} let through unfenced", self.id);
+                None
+            }
         };
-        apply_any(effects, &self.worker, Some(self.id));
+        apply(acts, Some(self.id));
         outcome.unwrap_or(Action::Continue)
     }
 

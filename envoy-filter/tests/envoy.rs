@@ -101,6 +101,10 @@ fn a_stalled_path_cannot_take_the_threads_of_another_path() {
     // A's overflow is refused, fast, and named.
     assert!(a_rejected.len() * 2 >= fenced.a.len(), "most of A's overflow should be refused");
     assert!(a_rejected.iter().all(|o| o.fenced_path.as_deref() == Some("a")));
+    assert!(
+        a_rejected.iter().all(|o| o.retry_after.as_deref() == Some("1")),
+        "every refusal should carry retry-after: 1 (retry_after_s' default): {a_rejected:?}"
+    );
     assert!(quantile_ms(&a_rejected_latencies, 0.99) < 600.0, "refusals should come soon after the 100 ms queue timeout");
     assert!(fenced.a.iter().all(|o| o.status == 200 || o.status == 503));
 
@@ -127,33 +131,56 @@ fn a_stalled_path_cannot_take_the_threads_of_another_path() {
     assert!(prometheus.contains("pathfence_a_active"), "no pathfence gauge in /stats/prometheus:\n{prometheus}");
 }
 
+/// FENCE plus path q: one slot and a long wait, so its clients give up while their requests are still queued.
+const FENCE_WITH_LONG_WAIT: &str = r#"{
+  "paths": [
+    {"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 4, "max_queue": 4, "queue_timeout_ms": 100},
+    {"name": "q", "match": {"prefix": "/q"}, "max_concurrency": 1, "max_queue": 4, "queue_timeout_ms": 10000}
+  ]
+}"#;
+
 #[test]
-fn a_slot_is_released_when_the_client_disconnects() {
-    let Some(bin) = envoy_bin("a_slot_is_released_when_the_client_disconnects") else { return };
+fn a_slot_or_a_place_in_the_queue_is_released_when_the_client_disconnects() {
+    let Some(bin) = envoy_bin("a_slot_or_a_place_in_the_queue_is_released_when_the_client_disconnects") else { return };
     let _serial = exclusive();
     let upstream = Upstream::start(Some(UPSTREAM_WORKERS), |_| Duration::from_secs(3));
-    let envoy = Envoy::start(&bin, upstream.port, Some(FENCE)).unwrap();
-    // Four requests take all of A's slots, two more wait; every client gives up after 300 ms.
-    let schedule: Vec<(String, Duration)> = (0..6).map(|i| ("/a/x".to_string(), Duration::from_millis(i * 10))).collect();
+    let envoy = Envoy::start(&bin, upstream.port, Some(FENCE_WITH_LONG_WAIT)).unwrap();
+    // Four requests take all of a's slots and two more wait; one takes q's slot and two more wait for it.
+    // Every client gives up after 300 ms: a's waiters are refused at their 100 ms timeout before that, q's are
+    // still queued (10 s timeout) when their clients go.
+    let mut schedule: Vec<(String, Duration)> = (0..6).map(|i| ("/a/x".to_string(), Duration::from_millis(i * 10))).collect();
+    schedule.extend((0..3).map(|i| ("/q/x".to_string(), Duration::from_millis(60 + i * 10))));
     let port = envoy.port;
     let load = std::thread::spawn(move || open_loop(port, &schedule, Duration::from_millis(300)));
     std::thread::sleep(Duration::from_millis(200));
-    let during = envoy.stats("pathfence.a.");
+    let during = envoy.stats("pathfence.");
     let outcomes = load.join().unwrap();
     assert_eq!(during.get("wasmcustom.pathfence.a.active"), Some(&4), "while the clients wait: {during:?}");
-    // The four admitted requests stall upstream until their clients give up; the two waiting ones are refused
-    // at the 100 ms queue timeout.
-    let gave_up = outcomes.iter().filter(|o| o.status == 0).count();
-    let refused = outcomes.iter().filter(|o| o.status == 503).count();
-    assert_eq!((gave_up, refused), (4, 2), "{outcomes:?}");
+    assert_eq!(during.get("wasmcustom.pathfence.q.active"), Some(&1), "while the clients wait: {during:?}");
+    assert_eq!(during.get("wasmcustom.pathfence.q.queued"), Some(&2), "while the clients wait: {during:?}");
+    let count = |prefix: &str, status: u16| outcomes.iter().filter(|o| o.path.starts_with(prefix) && o.status == status).count();
+    assert_eq!((count("/a", 0), count("/a", 503)), (4, 2), "{outcomes:?}");
+    assert_eq!(count("/q", 0), 3, "q's clients all give up, none is refused: {outcomes:?}");
+    let refused: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == 503).collect();
+    assert!(refused.iter().all(|o| o.retry_after.as_deref() == Some("1")), "{refused:?}");
     let drained = eventually(Duration::from_secs(2), || {
-        let s = envoy.stats("pathfence.a.");
-        s.get("wasmcustom.pathfence.a.active") == Some(&0) && s.get("wasmcustom.pathfence.a.queued") == Some(&0)
+        let s = envoy.stats("pathfence.");
+        ["a", "q"].iter().all(|p| {
+            s.get(&format!("wasmcustom.pathfence.{p}.active")) == Some(&0)
+                && s.get(&format!("wasmcustom.pathfence.{p}.queued")) == Some(&0)
+        })
     });
-    assert!(drained, "slots were not released on disconnect (upstream still stalls): {:?}", envoy.stats("pathfence.a."));
-    // The slots are usable again: a fresh request is not refused.
-    let r = get(envoy.port, "/a/again", Duration::from_millis(200));
-    assert!(r.is_err(), "it should be admitted and stall upstream, not be refused");
+    let after = envoy.stats("pathfence.");
+    assert!(drained, "slots or queue places were not released on disconnect (upstream still stalls): {after:?}");
+    assert_eq!(after["wasmcustom.pathfence.q.rejected_timeout"], 0, "q's waiters left; they were not refused");
+    // The slots are usable again: fresh requests are admitted (and stall upstream), not refused or queued.
+    for path in ["/a/again", "/q/again"] {
+        let r = get(envoy.port, path, Duration::from_millis(200));
+        assert!(r.is_err(), "{path} should be admitted and stall upstream, not be refused: {:?}", r.map(|r| r.status));
+    }
+    let later = envoy.stats("pathfence.");
+    assert_eq!(later["wasmcustom.pathfence.a.admitted"], after["wasmcustom.pathfence.a.admitted"] + 1);
+    assert_eq!(later["wasmcustom.pathfence.q.admitted"], after["wasmcustom.pathfence.q.admitted"] + 1);
 }
 
 #[test]

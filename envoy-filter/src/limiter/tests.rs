@@ -1,4 +1,7 @@
+use std::collections::VecDeque;
+
 use super::*;
+use crate::host::SharedStore;
 use crate::testing::MockHost;
 
 const A: usize = 0;
@@ -58,7 +61,7 @@ fn a_slot_freed_on_the_same_worker_goes_to_its_first_waiter_at_once() {
 }
 
 #[test]
-fn a_slot_freed_on_another_worker_is_picked_up_on_the_next_tick() {
+fn a_slot_freed_while_another_worker_waits_goes_back_at_once_and_is_picked_up_on_its_tick() {
     let host = MockHost::default();
     let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
     let mut fx = Vec::new();
@@ -66,11 +69,8 @@ fn a_slot_freed_on_another_worker_is_picked_up_on_the_next_tick() {
     w1.on_request(2, A, &mut fx);
     assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
     w1.on_stream_end(1, &mut fx);
-    assert!(fx.is_empty(), "w1 has no waiter, so the slot goes back to the shared count");
-    assert_eq!(inflight(&host, "a"), 2, "kept as w1's spare until w1's tick");
-    host.advance(2);
-    w1.on_tick(&mut fx);
-    assert_eq!(inflight(&host, "a"), 1);
+    assert!(fx.is_empty(), "w1 has no waiter of its own");
+    assert_eq!(inflight(&host, "a"), 1, "w2's waiter needs the slot in the shared count, not as w1's spare");
     w2.on_tick(&mut fx);
     assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
     assert_eq!(inflight(&host, "a"), 2);
@@ -236,7 +236,11 @@ fn a_spare_slot_is_reused_without_touching_shared_data() {
     w.on_stream_end(2, &mut fx);
     assert_eq!(host.store.writes(), writes);
     assert_eq!(host.metric(A, Metric::Admitted), 2);
+    // The spare is still in the shared count, and so in `active`, until the tick gives it back.
+    assert_eq!(host.metric(A, Metric::Active), 1);
+    w.on_tick(&mut fx);
     assert_eq!(host.metric(A, Metric::Active), 0);
+    assert_eq!(inflight(&host, "a"), 0);
 }
 
 #[test]
@@ -270,4 +274,151 @@ fn a_request_arriving_after_the_pause_does_not_overtake_the_held_ones() {
     // No tick ran yet: the newcomer queues behind request 2, which now passes and starts the next pause.
     assert_eq!(w.on_request(3, A, &mut fx), Decision::Wait);
     assert_eq!(fx, vec![Effect::Resume { context: 2 }]);
+}
+
+#[test]
+fn a_busy_worker_does_not_starve_the_waiters_of_another_worker() {
+    let host = MockHost::default();
+    let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
+    let (mut fx1, mut fx2) = (Vec::new(), Vec::new());
+    let mut running: VecDeque<u32> = VecDeque::from([1, 2]);
+    w1.on_request(1, A, &mut fx1);
+    w1.on_request(2, A, &mut fx1);
+    host.advance(1);
+    assert_eq!(w2.on_request(100, A, &mut fx2), Decision::Wait);
+    // w1 is busy: every millisecond one of its requests ends and a new one arrives; w1 ticks just before w2.
+    let mut resumed_after_ms = None;
+    for (ms, newcomer) in (3..40).enumerate() {
+        host.advance(1);
+        if let Some(done) = running.pop_front() {
+            w1.on_stream_end(done, &mut fx1);
+        }
+        if w1.on_request(newcomer, A, &mut fx1) == Decision::Continue {
+            running.push_back(newcomer);
+        }
+        w1.on_tick(&mut fx1);
+        running.extend(fx1.drain(..).filter_map(|e| match e {
+            Effect::Resume { context } => Some(context),
+            Effect::Reject { .. } => None,
+        }));
+        w2.on_tick(&mut fx2);
+        if fx2.contains(&Effect::Resume { context: 100 }) {
+            resumed_after_ms = Some(ms + 1);
+            break;
+        }
+    }
+    assert_eq!(resumed_after_ms, Some(1), "w2's waiter should get the first slot freed after it arrived");
+    assert!(inflight(&host, "a") <= 2);
+}
+
+#[test]
+fn a_newcomer_does_not_overtake_a_waiter_on_another_worker() {
+    let host = MockHost::default();
+    let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    w1.on_request(1, A, &mut fx);
+    w1.on_request(2, A, &mut fx);
+    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
+    host.advance(1);
+    assert_eq!(w1.on_request(4, A, &mut fx), Decision::Wait);
+    // The first slot freed goes to the earlier waiter, on the other worker, not to w1's own later one.
+    w1.on_stream_end(1, &mut fx);
+    assert!(fx.is_empty());
+    w1.on_tick(&mut fx);
+    assert!(fx.is_empty(), "w1 must leave the slot to w2's earlier waiter");
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+    fx.clear();
+    w1.on_stream_end(2, &mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 4 }], "now w1's waiter is the earliest: handed over at once");
+}
+
+#[test]
+fn a_pause_holds_at_most_max_queue_requests_and_for_at_most_the_queue_timeout() {
+    let host = MockHost::default();
+    let mut w = worker(&host, r#", "pause": {"every_requests": 1, "duration_ms": 500, "paths": ["a"]}"#);
+    let mut fx = Vec::new();
+    assert_eq!(w.on_request(1, A, &mut fx), Decision::Continue);
+    assert_eq!(w.on_request(2, A, &mut fx), Decision::Wait);
+    assert_eq!(w.on_request(3, A, &mut fx), Decision::Wait);
+    // a's max_queue is 2: the third held request is refused like a full queue.
+    assert_eq!(w.on_request(4, A, &mut fx), Decision::Reject { reservation: A });
+    assert_eq!(host.metric(A, Metric::RejectedQueueFull), 1);
+    host.advance(99);
+    w.on_tick(&mut fx);
+    assert!(fx.is_empty());
+    // a's queue_timeout_ms is 100, well inside the 500 ms pause.
+    host.advance(1);
+    w.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Reject { context: 2, reservation: A }, Effect::Reject { context: 3, reservation: A }]);
+    assert_eq!(host.metric(A, Metric::RejectedTimeout), 2);
+    assert_eq!(w.tracked(), 1);
+}
+
+#[test]
+fn reclaiming_a_worker_with_spare_and_retried_slots_leaves_active_at_zero() {
+    let host = MockHost::default();
+    let (mut gone, mut alive) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    gone.on_request(1, A, &mut fx);
+    gone.on_request(2, A, &mut fx);
+    gone.on_request(3, B, &mut fx);
+    // b's freed slot becomes a spare; a's, wanted by a waiter on the other worker, a release that lost every race.
+    gone.on_stream_end(3, &mut fx);
+    assert_eq!(alive.on_request(6, A, &mut fx), Decision::Wait);
+    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    gone.on_stream_end(1, &mut fx);
+    assert_eq!((gone.idle_slots(A), gone.idle_slots(B)), (1, 1));
+    drop(gone);
+    alive.on_stream_end(6, &mut fx);
+    host.advance(11_000);
+    alive.on_tick(&mut fx);
+    assert_eq!(inflight(&host, "a"), 0);
+    assert_eq!(inflight(&host, "b"), 0);
+    assert_eq!(host.metric(A, Metric::Active), 0);
+    assert_eq!(host.metric(B, Metric::Active), 0);
+}
+
+#[test]
+fn start_creates_every_shared_key_and_a_late_creator_wipes_no_count() {
+    let host = MockHost::default();
+    let other = host.clone();
+    // Another worker starts and takes a slot between this worker's first read and its first write.
+    host.store.before_next_set(move |_| {
+        let mut w = worker(&other, "");
+        w.on_request(1, A, &mut Vec::new());
+    });
+    let w = worker(&host, "");
+    assert_ne!(w.id(), 1);
+    assert_eq!(inflight(&host, "a"), 1);
+    for key in ["a.inflight", "a.waiting", "b.waiting", "local.waiting", "pause"] {
+        assert!(host.store.get(&format!("{KEY_PREFIX}{key}")).unwrap().is_some(), "{key} not created");
+    }
+}
+
+#[test]
+fn a_retired_worker_refuses_its_waiters_and_still_releases_its_admitted_requests() {
+    let host = MockHost::default();
+    let mut w = worker(&host, r#", "pause": {"every_requests": 4, "duration_ms": 500, "paths": ["b"]}"#);
+    let mut fx = Vec::new();
+    for c in 1..=3 {
+        w.on_request(c, A, &mut fx);
+    }
+    for c in 10..=14 {
+        w.on_request(c, B, &mut fx);
+    }
+    // 13 starts a pause and waits for a slot of b; 14 is held by the pause.
+    assert_eq!((w.queued(A), w.queued(B)), (1, 1));
+    w.retire(&mut fx);
+    let refused = |context, reservation| Effect::Reject { context, reservation };
+    assert_eq!(fx, vec![refused(14, B), refused(3, A), refused(13, B)]);
+    assert_eq!(host.metric(A, Metric::Queued), 0);
+    fx.clear();
+    for c in [1, 2, 10, 11, 12] {
+        w.on_stream_end(c, &mut fx);
+    }
+    w.on_tick(&mut fx);
+    assert!(fx.is_empty());
+    assert_eq!(inflight(&host, "a"), 0);
+    assert_eq!(inflight(&host, "b"), 0);
 }

@@ -442,6 +442,8 @@ pub struct Outcome {
     /// 0 when the request failed or timed out.
     pub status: u16,
     pub fenced_path: Option<String>,
+    /// The `retry-after` header, set on the filter's refusals.
+    pub retry_after: Option<String>,
     /// From the intended send time, so a late send counts against the system, not the load generator.
     pub latency: Duration,
 }
@@ -465,9 +467,16 @@ pub fn open_loop(port: u16, schedule: &[(String, Duration)], timeout: Duration) 
                     path: path.clone(),
                     status: r.status,
                     fenced_path: r.header("x-pathfence-path").map(str::to_string),
+                    retry_after: r.header("retry-after").map(str::to_string),
                     latency: intended.elapsed(),
                 },
-                Err(_) => Outcome { path: path.clone(), status: 0, fenced_path: None, latency: intended.elapsed() },
+                Err(_) => Outcome {
+                    path: path.clone(),
+                    status: 0,
+                    fenced_path: None,
+                    retry_after: None,
+                    latency: intended.elapsed(),
+                },
             };
             results.lock().unwrap().push(outcome);
         });

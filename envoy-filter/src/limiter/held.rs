@@ -1,0 +1,98 @@
+//! The pause gate in front of admission: requests held while a pause is on, let through in arrival order when
+//! it ends. A held request counts against its path's `max_queue` and `queue_timeout_ms` like a waiting one, so
+//! a long pause under load refuses the overflow instead of piling up streams.
+
+use log::warn;
+
+use super::{Decision, Effect, Request, State, Worker};
+use crate::host::{Host, Metric};
+use crate::pause::{self, Gate};
+
+impl<H: Host> Worker<H> {
+    pub(super) fn pauses(&self, class: usize) -> bool {
+        self.config.pause.as_ref().is_some_and(|p| p.paths.contains(&class))
+    }
+
+    pub(super) fn through_pause(&mut self, context: u32, class: usize, effects: &mut Vec<Effect>) -> Decision {
+        let now = self.host.now_ms();
+        // Requests held earlier go first, so one arriving just as the pause ends cannot overtake them.
+        let others_held = !self.held.is_empty();
+        if !others_held && matches!(self.pass_gate(now), Gate::Open) {
+            return self.admit_or_queue(context, class, Some(now), effects);
+        }
+        if self.backlog(class) >= self.config.reservations[class].max_queue as usize {
+            self.host.add(class, Metric::RejectedQueueFull, 1);
+            return Decision::Reject { reservation: class };
+        }
+        self.held.push_back(context);
+        self.requests.insert(context, Request { class, state: State::Held { since_ms: now } });
+        if others_held {
+            self.release_held(now, effects);
+        }
+        if let Some(Request { state: State::Held { .. }, .. }) = self.requests.get(&context) {
+            self.host.add(class, Metric::Paused, 1);
+            return Decision::Wait;
+        }
+        self.take_decision(context, effects)
+    }
+
+    fn pass_gate(&self, now: u64) -> Gate {
+        let Some(schedule) = &self.config.pause else {
+            return Gate::Open;
+        };
+        pause::pass(&self.host, &self.keys.pause, schedule, now).unwrap_or_else(|e| {
+            warn!("pathfence: pause gate unavailable, letting the request through: {e}");
+            Gate::Open
+        })
+    }
+
+    /// Lets held requests through the gate one by one while it stays open.
+    pub(super) fn release_held(&mut self, now: u64, effects: &mut Vec<Effect>) {
+        while let Some(&context) = self.held.front() {
+            if let Gate::Closed { .. } = self.pass_gate(now) {
+                return;
+            }
+            self.held.pop_front();
+            let Some(request) = self.requests.remove(&context) else {
+                continue;
+            };
+            let since_ms = self.since_of(request.state);
+            match self.admit_or_queue(context, request.class, Some(since_ms), effects) {
+                Decision::Continue => effects.push(Effect::Resume { context }),
+                Decision::Reject { reservation } => effects.push(Effect::Reject { context, reservation }),
+                Decision::Wait => {}
+            }
+        }
+    }
+
+    /// Refuses held requests that have waited `queue_timeout_ms`, as a waiting request would be.
+    pub(super) fn expire_held(&mut self, now: u64, effects: &mut Vec<Effect>) {
+        let config = &self.config;
+        let requests = &self.requests;
+        let expired: Vec<u32> = self
+            .held
+            .iter()
+            .copied()
+            .filter(|c| match requests.get(c) {
+                Some(Request { class, state: State::Held { since_ms } }) => {
+                    since_ms.saturating_add(config.reservations[*class].queue_timeout_ms) <= now
+                }
+                _ => false,
+            })
+            .collect();
+        for context in expired {
+            self.held.retain(|c| *c != context);
+            if let Some(request) = self.requests.remove(&context) {
+                self.host.add(request.class, Metric::RejectedTimeout, 1);
+                effects.push(Effect::Reject { context, reservation: request.class });
+            }
+        }
+    }
+
+    fn since_of(&self, state: State) -> u64 {
+        match state {
+            State::Held { since_ms } | State::Waiting { since_ms } => since_ms,
+            State::Admitted(_) => self.host.now_ms(),
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! Taking and giving back slots of the shared in-flight counts.
+//!
+//! A worker's part of a path's `active` gauge is its share of the shared count: a slot adds to `active` when it
+//! enters the count and takes away when it leaves it. A spare or a release still to be retried therefore still
+//! counts, for at most a tick or two, and reclaiming a worker's share takes back exactly what it added.
+
+use log::warn;
+
+use super::{Permit, Worker};
+use crate::counters::{self, Acquire};
+use crate::host::{Host, Metric};
+
+impl<H: Host> Worker<H> {
+    /// Takes a slot for a request of `class`: its own reservation, or for a local request whose reservation
+    /// is full, the other path with the fewest requests in flight that still has room.
+    pub(super) fn try_acquire(&mut self, class: usize) -> Option<Permit> {
+        if let Some(permit) = self.try_pool(class) {
+            return Some(permit);
+        }
+        if class != self.config.local() || !self.config.local_borrows {
+            return None;
+        }
+        let mut others: Vec<(u64, usize)> = (0..self.config.local())
+            .filter_map(|pool| counters::load(&self.host, &self.keys.inflight[pool]).ok().map(|n| (n, pool)))
+            .collect();
+        others.sort_unstable();
+        others.into_iter().find_map(|(_, pool)| self.try_pool(pool))
+    }
+
+    fn try_pool(&mut self, pool: usize) -> Option<Permit> {
+        let Some(limit) = self.config.reservations[pool].max_concurrency else {
+            return Some(Permit { pool, counted: false });
+        };
+        if self.spare[pool] > 0 {
+            self.spare[pool] -= 1;
+            return Some(Permit { pool, counted: true });
+        }
+        match counters::try_acquire(&self.host, &self.keys.inflight[pool], self.id, limit) {
+            Ok(Acquire::Granted) => {
+                self.host.add(pool, Metric::Active, 1);
+                Some(Permit { pool, counted: true })
+            }
+            Ok(Acquire::Full) | Ok(Acquire::Contended) => None,
+            Err(e) => {
+                warn!("pathfence: shared count of `{}` unavailable, admitting: {e}", self.config.reservations[pool].name);
+                Some(Permit { pool, counted: false })
+            }
+        }
+    }
+
+    /// Free slots a request of `class` could take, across workers (its own pool, and the others for a local
+    /// request that may borrow). This worker's spares are given back first, so that they count as free.
+    pub(super) fn available(&mut self, class: usize) -> u64 {
+        let local = self.config.local();
+        let pools: Vec<usize> =
+            if class == local && self.config.local_borrows { (0..=local).collect() } else { vec![class] };
+        let mut free = 0u64;
+        for pool in pools {
+            let Some(limit) = self.config.reservations[pool].max_concurrency else {
+                return u64::MAX;
+            };
+            self.give_back_spares(pool);
+            let load = counters::load(&self.host, &self.keys.inflight[pool]).unwrap_or(u64::from(limit));
+            free = free.saturating_add(u64::from(limit).saturating_sub(load));
+        }
+        free
+    }
+
+    /// Takes `count` slots of `pool` out of the shared count now, or on a later tick if the race is lost.
+    pub(super) fn give_back(&mut self, pool: usize, count: u32) {
+        self.pending_release[pool] += count;
+        let pending = self.pending_release[pool];
+        if pending == 0 {
+            return;
+        }
+        match counters::release(&self.host, &self.keys.inflight[pool], self.id, pending) {
+            Ok(true) => {
+                self.pending_release[pool] = 0;
+                self.host.add(pool, Metric::Active, -i64::from(pending));
+            }
+            Ok(false) => {}
+            Err(e) => warn!("pathfence: releasing {pending} slot(s) failed, will retry: {e}"),
+        }
+    }
+
+    pub(super) fn give_back_spares(&mut self, pool: usize) {
+        let spare = std::mem::take(&mut self.spare[pool]);
+        self.give_back(pool, spare);
+    }
+}
