@@ -63,7 +63,8 @@ final class OpenLoopLoad {
 			PathResult result = results.get(send.stream().name());
 			HttpRequest request = HttpRequest.newBuilder(send.stream().uri()).timeout(REQUEST_TIMEOUT).build();
 			answers.add(this.client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
-				.whenComplete((response, failure) -> result.record(System.nanoTime() - due, response, failure)));
+				.whenComplete((response, failure) -> result.record(send.dueNanos(), System.nanoTime() - due, response,
+						failure)));
 		}
 		try {
 			CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
@@ -75,6 +76,15 @@ final class OpenLoopLoad {
 		}
 		results.values().forEach((result) -> Figures.print("  " + result));
 		return results;
+	}
+
+	/** One request: when it was due, from the start of the load, and its latency from then. */
+	record Sample(Duration due, Duration latency) {
+
+		Duration answered() {
+			return this.due.plus(this.latency);
+		}
+
 	}
 
 	/** What one stream saw: answers by kind, and every request's latency from its intended send time. */
@@ -92,11 +102,14 @@ final class OpenLoopLoad {
 
 		private final Map<String, Integer> rejectedByPath = new LinkedHashMap<>();
 
+		private final List<Sample> samples = new ArrayList<>();
+
 		PathResult(String name) {
 			this.name = name;
 		}
 
-		synchronized void record(long latencyNanos, HttpResponse<?> response, Throwable failure) {
+		synchronized void record(long dueNanos, long latencyNanos, HttpResponse<?> response, Throwable failure) {
+			this.samples.add(new Sample(Duration.ofNanos(dueNanos), Duration.ofNanos(latencyNanos)));
 			this.latencyMicros.recordValue(Math.min(TimeUnit.NANOSECONDS.toMicros(latencyNanos),
 					this.latencyMicros.getHighestTrackableValue()));
 			if (failure != null) {
@@ -135,6 +148,11 @@ final class OpenLoopLoad {
 		/** 503s by the path their {@code x-pathfence-path} header named. */
 		synchronized Map<String, Integer> rejectedByPath() {
 			return Map.copyOf(this.rejectedByPath);
+		}
+
+		/** Every request, in the order they were due. */
+		synchronized List<Sample> samples() {
+			return this.samples.stream().sorted(Comparator.comparing(Sample::due)).toList();
 		}
 
 		synchronized Duration percentile(double percentile) {

@@ -9,12 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import io.pathfence.testcontainers.DockerTestSupport;
 import io.pathfence.testcontainers.PathFenceContainer;
@@ -22,7 +20,6 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.images.builder.ImageFromDockerfile;
-import org.testcontainers.lifecycle.Startable;
 import org.testcontainers.lifecycle.Startables;
 
 /**
@@ -32,8 +29,11 @@ import org.testcontainers.lifecycle.Startables;
  */
 final class Topology implements AutoCloseable {
 
-	/** How long shipping stalls every call. */
-	static final Duration SHIPPING_STALL = Duration.ofSeconds(2);
+	/**
+	 * How long shipping stalls every call: long enough that the isolation bound (half of it) lies far from both a
+	 * fenced user path on a busy machine and an unfenced one.
+	 */
+	static final Duration SHIPPING_STALL = Duration.ofSeconds(4);
 
 	/** The filter's fence for the orders service: the same split of its 8 threads as the starter's (4 + 3 + 1). */
 	static final String ORDERS_FENCE = """
@@ -68,13 +68,24 @@ final class Topology implements AutoCloseable {
 		.withTarget(this.ordersUnfenced, 8080)
 		.withoutFilter();
 
-	private final List<Startable> started = new ArrayList<>();
-
+	/**
+	 * Starts every container, in parallel where they do not depend on each other. When one fails, the ones already
+	 * started are stopped before the failure is rethrown: nothing else would stop them (Ryuk is off here).
+	 */
 	Topology start() {
 		long begin = System.nanoTime();
-		Startables.deepStart(this.envoyFenced, this.envoyPlain, this.ordersFenced).join();
-		this.started.addAll(List.of(this.envoyFenced, this.envoyPlain, this.ordersFenced, this.ordersUnfenced,
-				this.shipping, this.user));
+		try {
+			Startables.deepStart(this.envoyFenced, this.envoyPlain, this.ordersFenced).join();
+		}
+		catch (RuntimeException ex) {
+			try {
+				close();
+			}
+			catch (RuntimeException closing) {
+				ex.addSuppressed(closing);
+			}
+			throw ex;
+		}
 		Figures.print("topology started in " + Duration.ofNanos(System.nanoTime() - begin).toSeconds() + " s");
 		return this;
 	}
@@ -161,11 +172,29 @@ final class Topology implements AutoCloseable {
 		return figures;
 	}
 
+	/** Stops every container (one never started is left alone), then removes the network. */
 	@Override
 	public void close() {
-		Stream.of(this.envoyFenced, this.envoyPlain, this.ordersFenced, this.ordersUnfenced, this.shipping, this.user)
-			.forEach(GenericContainer::stop);
+		RuntimeException failure = null;
+		for (GenericContainer<?> container : List.of(this.envoyFenced, this.envoyPlain, this.ordersFenced,
+				this.ordersUnfenced, this.shipping, this.user)) {
+			try {
+				container.stop();
+			}
+			catch (RuntimeException ex) {
+				// Stop the others all the same; report the first failure with the rest suppressed.
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
 		this.network.close();
+		if (failure != null) {
+			throw failure;
+		}
 	}
 
 }
