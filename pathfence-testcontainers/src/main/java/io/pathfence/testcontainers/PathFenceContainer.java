@@ -25,7 +25,7 @@ import org.testcontainers.utility.MountableFile;
  * network, or a port of the host.
  *
  * <pre>{@code
- * PathFenceContainer envoy = new PathFenceContainer(DockerImageName.parse("envoyproxy/envoy:v1.40.0"))
+ * PathFenceContainer envoy = new PathFenceContainer(DEFAULT_IMAGE_NAME.withTag(DEFAULT_TAG))
  *     .withTarget(service, 8080)
  *     .withPathFenceConfig("""
  *         {"paths": [{"name": "orders", "match": {"prefix": "/orders"}, "max_concurrency": 4}]}""");
@@ -47,6 +47,9 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 
 	/** The official Envoy image, which this container is compatible with. */
 	public static final DockerImageName DEFAULT_IMAGE_NAME = DockerImageName.parse("envoyproxy/envoy");
+
+	/** The tag of the official image with the Envoy this filter is built and tested against (1.40.0). */
+	public static final String DEFAULT_TAG = "v1.40.0";
 
 	/** Port of the fenced listener inside the container. */
 	public static final int PROXY_PORT = 10000;

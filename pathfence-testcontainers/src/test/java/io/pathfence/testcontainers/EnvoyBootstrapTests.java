@@ -1,6 +1,7 @@
 package io.pathfence.testcontainers;
 
 import org.junit.jupiter.api.Test;
+import org.testcontainers.utility.DockerImageName;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -43,6 +44,17 @@ class EnvoyBootstrapTests {
 	void whenNoConfigurationIsGivenThenStartingIsRefusedUnlessTheFilterIsLeftOut() {
 		try (PathFenceContainer envoy = new PathFenceContainer("envoyproxy/envoy:v1.40.0").withTarget("orders", 80)) {
 			assertThatIllegalStateException().isThrownBy(envoy::configure).withMessageContaining("withoutFilter()");
+		}
+	}
+
+	@Test
+	void whenDefaultImageIsUsedThenItIsTheOfficialEnvoyOfTheTestedRelease() {
+		DockerImageName image = PathFenceContainer.DEFAULT_IMAGE_NAME.withTag(PathFenceContainer.DEFAULT_TAG);
+
+		assertThat(image.asCanonicalNameString()).isEqualTo("envoyproxy/envoy:v1.40.0");
+		try (PathFenceContainer envoy = new PathFenceContainer(image)) {
+			assertThat(envoy.getExposedPorts()).containsExactly(PathFenceContainer.PROXY_PORT,
+					PathFenceContainer.ADMIN_PORT);
 		}
 	}
 
