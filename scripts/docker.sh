@@ -6,24 +6,39 @@
 #
 # A dockerd started by this script writes its pid to $PATHFENCE_DOCKERD_PID (default /tmp/pathfence-dockerd.pid)
 # so the caller can stop it at the end; its log goes to /tmp/pathfence-dockerd.log.
+#
+# Runs as root (CI's machines run everything as root; elsewhere: sudo scripts/docker.sh): installing packages,
+# starting dockerd, debootstrap and the Docker socket all need it, and so does stopping that dockerd by its pid.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "docker.sh: must run as root (it installs packages, starts dockerd and runs debootstrap): sudo $0" >&2
+  exit 1
+fi
 
 BASE_IMAGE="${PATHFENCE_BASE_IMAGE:-pathfence/base-jre:bookworm}"
 PID_FILE="${PATHFENCE_DOCKERD_PID:-/tmp/pathfence-dockerd.pid}"
 DOCKERD_LOG=/tmp/pathfence-dockerd.log
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-
 if ! command -v dockerd >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2>&1; then
   echo "docker.sh: installing docker.io and debootstrap"
-  as_root apt-get update -q
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io debootstrap
+  apt-get update -q
+  env DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io debootstrap
 fi
 
 if ! docker info >/dev/null 2>&1; then
   echo "docker.sh: starting dockerd (log: $DOCKERD_LOG)"
-  as_root sh -c "dockerd > '$DOCKERD_LOG' 2>&1 & echo \$! > '$PID_FILE'"
+  # The daemon must not inherit this script's open descriptors beyond stdio: a caller's lock (flock) or pipe
+  # would stay held for as long as dockerd runs.
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      n="${fd##*/}"
+      if [ "$n" -gt 2 ] 2>/dev/null; then eval "exec $n>&-" 2>/dev/null || true; fi
+    done
+    exec dockerd > "$DOCKERD_LOG" 2>&1 < /dev/null
+  ) &
+  echo $! > "$PID_FILE"
   for _ in $(seq 1 60); do
     docker info >/dev/null 2>&1 && break
     sleep 1
@@ -35,16 +50,50 @@ if ! docker info >/dev/null 2>&1; then
   fi
 fi
 
-# The first Debian archive (not the security one) that the machine's apt sources name, deb822 or one-line style.
+# The release the base image is made of: bookworm packages the JRE (17) the test images run.
+RELEASE=bookworm
+# The machine's Debian archive: the first apt source whose suites include $RELEASE or the machine's own release
+# itself (not -security, not -updates) with the component main, deb822 or one-line style. Matching on the suite,
+# not on the URI, keeps third-party repositories with "debian" in their address (download.docker.com/linux/debian)
+# out; any Debian mirror serves every release, so the machine's own one is good for $RELEASE too.
+CODENAME="$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)"
+SUITES="^(${RELEASE}${CODENAME:+|$CODENAME})\$"
 debian_mirror() {
-  local sources=(/etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/apt/sources.list)
   local existing=()
-  for f in "${sources[@]}"; do [ -f "$f" ] && existing+=("$f"); done
+  for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/apt/sources.list; do
+    [ -f "$f" ] && existing+=("$f")
+  done
   [ ${#existing[@]} -gt 0 ] || return 0
   {
-    grep -h '^URIs:' "${existing[@]}" 2>/dev/null | awk '{for (i = 2; i <= NF; i++) print $i}'
-    grep -h '^deb ' "${existing[@]}" 2>/dev/null | sed 's/\[[^]]*\]//' | awk '{print $2}'
-  } | grep -v -- '-security' | grep -i 'debian' | head -n 1
+    # deb822: one stanza per blank-line-separated block (awk's paragraph mode).
+    for f in "${existing[@]}"; do
+      case "$f" in *.sources) awk -v RS= -v wanted="$SUITES" '
+        {
+          types = uris = suites = comps = ""
+          n = split($0, lines, "\n")
+          for (i = 1; i <= n; i++) {
+            line = lines[i]
+            if (line ~ /^Types:/) types = line
+            else if (line ~ /^URIs:/) { sub(/^URIs:[ \t]*/, "", line); uris = line }
+            else if (line ~ /^Suites:/) suites = " " substr(line, 8) " "
+            else if (line ~ /^Components:/) comps = " " substr(line, 12) " "
+          }
+          found = 0
+          m = split(suites, names, /[ \t]+/)
+          for (i = 1; i <= m; i++) if (names[i] ~ wanted) found = 1
+          if (types ~ /(^|[ \t:])deb([ \t]|$)/ && found && comps ~ /[ \t]main[ \t]/) {
+            split(uris, first, /[ \t]+/); print first[1]
+          }
+        }' "$f" ;;
+      esac
+    done
+    # One-line style: deb [options] URI SUITE COMPONENT...
+    for f in "${existing[@]}"; do
+      case "$f" in *.list) sed 's/\[[^]]*\]//' "$f" \
+        | awk -v wanted="$SUITES" '$1 == "deb" && $3 ~ wanted { for (i = 4; i <= NF; i++) if ($i == "main") { print $2; break } }' ;;
+      esac
+    done
+  } | head -n 1
 }
 
 if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
@@ -52,20 +101,20 @@ if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
 else
   mirror="$(debian_mirror || true)"
   if [ -z "$mirror" ]; then
-    echo "docker.sh: no Debian mirror found in /etc/apt/sources.list.d/ or /etc/apt/sources.list" >&2
+    echo "docker.sh: no apt source for Debian $RELEASE${CODENAME:+ or $CODENAME} main in /etc/apt/sources.list.d/ or /etc/apt/sources.list" >&2
     exit 1
   fi
   rootfs="$(mktemp -d /tmp/pathfence-rootfs.XXXXXX)"
-  trap 'as_root rm -rf "$rootfs"' EXIT
-  echo "docker.sh: building $BASE_IMAGE (debootstrap bookworm minbase + openjdk-17-jre-headless)"
-  as_root debootstrap --variant=minbase --include=openjdk-17-jre-headless bookworm "$rootfs" "$mirror" \
+  trap 'rm -rf "$rootfs"' EXIT
+  echo "docker.sh: building $BASE_IMAGE (debootstrap $RELEASE minbase + openjdk-17-jre-headless, from $mirror)"
+  debootstrap --variant=minbase --include=openjdk-17-jre-headless "$RELEASE" "$rootfs" "$mirror" \
     > /tmp/pathfence-debootstrap.log 2>&1 || {
       echo "docker.sh: debootstrap failed; its log ends with:" >&2
       tail -n 30 /tmp/pathfence-debootstrap.log >&2
       exit 1
     }
-  as_root rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-  as_root tar -C "$rootfs" -c . | docker import \
+  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+  tar -C "$rootfs" -c . | docker import \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'CMD ["/bin/bash"]' - "$BASE_IMAGE" >/dev/null
   echo "docker.sh: built $BASE_IMAGE"
