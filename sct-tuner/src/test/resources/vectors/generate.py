@@ -74,6 +74,27 @@ def analyzer_cases():
         "samples": level_samples(1, 100.0, waiting=2.0) * 4,
         "expected": {"verdict": "EXPLORE", "q_lower": 1, "q_upper": 1, "recommended": 2,
                      "plateau_throughput": 100.0}})
+    # Throughput proportional to concurrency (25/s per permit) up to the reservation, 50, where 5 requests wait.
+    # Level 49 is 2 % below the peak: significantly (25/s against 1.645 * sqrt(75.0 + 78.1) = 20.4/s of noise) but
+    # within the 3 % tolerance, so it is on the plateau and Q_lower is 49; level 48 (4 % below) is not. The rise from
+    # 49 to 50 is significant and all of the proportional one (1225 * 1 / 49 = 25/s): the reservation cuts the curve
+    # before its plateau, so explore 50 + ceil(50 * 0.25) = 63 instead of creeping down to 49.
+    write("analyzer", "rising_in_proportion_at_the_reservation_explores", {
+        "description": "throughput still proportional to concurrency at the binding top level, the level below"
+                       " within the tolerance: explore up, do not ratchet down",
+        "config": {},
+        "samples": [s for n in range(40, 51) for s in level_samples(n, 25.0 * n, waiting=5.0 if n == 50 else 0.0)],
+        "expected": {"verdict": "EXPLORE", "q_lower": 49, "q_upper": 50, "recommended": 63,
+                     "plateau_throughput": (1225.0 + 1250.0) / 2}})
+    # Flat at 1000/s from 40 to 50, the top level 1 % higher where requests wait: the rise is noise (10/s against
+    # about 16/s) and far from proportional (1000 * 10 / 40 = 250/s), so the plateau stands and nothing walks up.
+    write("analyzer", "flat_plateau_peak_at_the_reservation_holds", {
+        "description": "a flat plateau whose top, binding level happens to be highest: plateau from 40, no exploring",
+        "config": {},
+        "samples": [s for n in range(40, 51)
+                    for s in level_samples(n, 1010.0 if n == 50 else 1000.0, waiting=5.0 if n == 50 else 0.0)],
+        "expected": {"verdict": "PLATEAU", "q_lower": 40, "q_upper": 50, "recommended": 40,
+                     "plateau_throughput": (10 * 1000.0 + 1010.0) / 11}})
     write("analyzer", "two_levels_peak_at_top_probes_up", {
         "description": "two qualified levels, throughput higher at the top one where requests wait: up by 2",
         "config": {},

@@ -134,9 +134,25 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
         double plateauThroughput = plateau.meanThroughput();
         List<LevelStats> levels = stats(byLevel, qualified, top);
 
+        Accumulator atHighest = byLevel.get(highest);
+        double waiting = atHighest.meanWaiting();
+        Accumulator atLower = byLevel.get(qLower);
+        if (qLower < highest && peak == highest && waiting >= config.waitingThreshold()
+                && stillProportional(atLower, qLower, atHighest, highest)) {
+            // The reservation binds at the peak, so the peak seen is not the curve's: the tolerance, measured from
+            // it, would put Q_lower a few percent lower every window and ratchet the reservation down.
+            int step = exploreStep(highest);
+            String reason = String.format(Locale.ROOT,
+                    "throughput at the highest observed level %d (%.1f/s) is significantly above level %d"
+                            + " (%.1f/s), rising about in proportion to concurrency, while %.2f requests wait on"
+                            + " average: the reservation cuts the curve before its plateau; exploring %d",
+                    highest, atHighest.meanThroughput(), qLower, atLower.meanThroughput(), waiting,
+                    highest + step);
+            return new SctResult(Verdict.EXPLORE, OptionalInt.of(qLower), OptionalInt.of(qUpper),
+                    OptionalInt.of(highest + step), OptionalDouble.of(plateauThroughput), reason,
+                    window.size(), levels);
+        }
         if (qLower == highest) {
-            Accumulator atHighest = byLevel.get(highest);
-            double waiting = atHighest.meanWaiting();
             if (waiting >= config.waitingThreshold()) {
                 int step = exploreStep(highest);
                 String reason = String.format(Locale.ROOT,
@@ -230,6 +246,18 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
 
     private int exploreStep(int highest) {
         return (int) Math.min(config.exploreMaxStep(), Math.max(1, Math.ceil(highest * config.exploreFraction())));
+    }
+
+    /**
+     * Whether throughput from {@code lower} to {@code upper} still rises as below saturation, where it grows with
+     * concurrency (utilization law): the gain must be significant and at least half the proportional one. On a flat
+     * plateau the gain is noise, and at the knee a fraction of proportional, so neither walks the reservation up.
+     */
+    private boolean stillProportional(Accumulator lower, int lowerLevel, Accumulator upper, int upperLevel) {
+        double gain = upper.meanThroughput() - lower.meanThroughput();
+        double noise = config.confidenceZ() * Math.sqrt(lower.squaredStandardError() + upper.squaredStandardError());
+        double proportional = lower.meanThroughput() * (upperLevel - lowerLevel) / lowerLevel;
+        return gain > noise && gain >= 0.5 * proportional;
     }
 
     private boolean onPlateau(Accumulator level, Accumulator peak) {
