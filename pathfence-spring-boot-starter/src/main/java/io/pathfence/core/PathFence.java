@@ -149,13 +149,33 @@ public final class PathFence {
 	}
 
 	boolean release(Ticket ticket) {
-		Ticket next;
 		long now = now();
+		Ticket next = releaseAndHandOn(ticket, now);
+		if (next == NOT_HELD) {
+			return false;
+		}
+		if (next != null) {
+			notifyGranted(next, now);
+		}
+		return true;
+	}
+
+	/** What releasing a ticket that held no permit returns: not a ticket, and not "no one to hand on to". */
+	private static final Ticket NOT_HELD = new Ticket(null, null, (ticket) -> {
+	}, 0);
+
+	/**
+	 * Gives a granted ticket's permit back and hands it on, telling the listener; returns the ticket the permit was
+	 * granted to next (not yet notified), or {@code null}. Does nothing for a ticket that holds no permit, which the
+	 * caller tells by {@link Ticket#state} beforehand or by {@link #release}'s result.
+	 */
+	private Ticket releaseAndHandOn(Ticket ticket, long now) {
+		Ticket next;
 		long heldNanos;
 		this.lock.lock();
 		try {
 			if (ticket.state != Ticket.State.GRANTED) {
-				return false;
+				return NOT_HELD;
 			}
 			ticket.state = Ticket.State.RELEASED;
 			heldNanos = now - ticket.grantedNanos;
@@ -178,10 +198,7 @@ public final class PathFence {
 			this.lock.unlock();
 		}
 		this.listener.onReleased(ticket.path.name, heldNanos);
-		if (next != null) {
-			notifyGranted(next, now);
-		}
-		return true;
+		return next;
 	}
 
 	boolean cancel(Ticket ticket, RejectionReason reason) {
@@ -451,24 +468,38 @@ public final class PathFence {
 	/**
 	 * Tells a ticket's listener it was granted. Runs on whichever thread freed or added the permit, so a failing
 	 * listener is contained here: the thread that released a permit, or the resize that granted several, must go
-	 * on, and the failed ticket's permit goes back (and on to the next waiter) rather than staying held for good.
+	 * on, and the failed ticket's permit goes back and on to the next waiter rather than staying held for good.
+	 * A run of failing listeners (workers refusing every task while they shut down) is walked in a loop, not by
+	 * recursion, so a long queue cannot overflow the stack.
 	 */
-	private void notifyGranted(Ticket ticket, long now) {
-		this.listener.onDequeued(ticket.path.name);
-		this.listener.onGranted(ticket.path.name, now - ticket.createdNanos);
-		try {
-			ticket.listener.granted(ticket);
+	private void notifyGranted(Ticket first, long now) {
+		Ticket ticket = first;
+		while (ticket != null) {
+			Ticket granted = ticket;
+			try {
+				this.listener.onDequeued(granted.path.name);
+				this.listener.onGranted(granted.path.name, now - granted.createdNanos);
+				granted.listener.granted(granted);
+				ticket = null;
+			}
+			catch (RuntimeException ex) {
+				logger.log(System.Logger.Level.WARNING, "A granted task of path '" + granted.path.name
+						+ "' could not be handed on; its permit is released", ex);
+				ticket = handedBack(releaseAndHandOn(granted, now));
+			}
+			catch (Error err) {
+				// The permit must not stay with a task that will not run, nor the next waiter go untold.
+				Ticket next = handedBack(releaseAndHandOn(granted, now));
+				if (next != null) {
+					notifyGranted(next, now);
+				}
+				throw err;
+			}
 		}
-		catch (RuntimeException ex) {
-			logger.log(System.Logger.Level.WARNING,
-					"A granted task of path '" + ticket.path.name + "' could not be handed on; its permit is released",
-					ex);
-			ticket.release();
-		}
-		catch (Error err) {
-			ticket.release();
-			throw err;
-		}
+	}
+
+	private static Ticket handedBack(Ticket next) {
+		return (next == NOT_HELD) ? null : next;
 	}
 
 	private int sumOfPaths() {

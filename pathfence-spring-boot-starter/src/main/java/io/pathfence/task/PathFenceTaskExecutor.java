@@ -129,10 +129,17 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	private void admit(String path, Runnable task, FencedFuture<?> future) {
 		Runnable decorated = (this.taskDecorator != null) ? this.taskDecorator.decorate(task) : task;
-		Ticket ticket = this.fence.acquire(path, (granted) -> dispatch(new FencedRun(granted, decorated, future)));
+		Ticket ticket = this.fence.acquire(path, (granted) -> {
+			if (!dispatch(new FencedRun(granted, decorated, future))) {
+				// The fence gives the permit back and on to the next waiter, in a loop of its own: releasing here
+				// would recurse once per queued task while the workers refuse them all.
+				throw new TaskRejectedException("Workers of path '" + path + "' did not accept a granted task");
+			}
+		});
 		Admission admission = ticket.admission();
 		if (admission == Admission.GRANTED) {
 			if (!dispatch(new FencedRun(ticket, decorated, future))) {
+				ticket.release();
 				throw new TaskRejectedException("Workers of path '" + path + "' did not accept the task");
 			}
 		}
@@ -162,8 +169,8 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	/**
 	 * Hands a granted task on. A worker that is giving back its permit takes the task its permit was granted to
 	 * itself, next, rather than queueing it for another thread: at saturation that saves a queue and a wake-up per
-	 * task. Returns {@code false} when the workers refuse the task (they are shutting down): the permit is given
-	 * back at once and the task's future, if any, fails.
+	 * task. Returns {@code false} when the workers refuse the task (they are shutting down): the task's future, if
+	 * any, fails, and the caller gives the permit back.
 	 */
 	private boolean dispatch(FencedRun run) {
 		run.ticket.cancelTimeout();
@@ -181,12 +188,8 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			return true;
 		}
 		catch (RejectedExecutionException ex) {
-			run.ticket.release();
 			if (run.future != null) {
 				run.future.reject(RejectionReason.QUEUE_FULL);
-			}
-			else {
-				logger.warn("Workers refused a granted task of path '" + run.ticket.path() + "'; it is dropped", ex);
 			}
 			return false;
 		}
@@ -248,8 +251,9 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				// its permit stays held for good.
 				FencedRun parked = successor.next;
 				successor.next = null;
-				if (parked != null) {
-					toWorkers(parked);
+				if (parked != null && !toWorkers(parked)) {
+					logger.warn("Workers refused a granted task of path '" + parked.ticket.path() + "'; it is dropped");
+					parked.ticket.release();
 				}
 			}
 		}

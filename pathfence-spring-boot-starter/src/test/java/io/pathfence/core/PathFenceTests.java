@@ -108,6 +108,36 @@ class PathFenceTests {
 	}
 
 	@Test
+	void aLongRunOfFailingGrantListenersIsWalkedWithoutRecursion() {
+		// 100,000 warnings with stack traces would drown the test's output.
+		java.util.logging.Logger fenceLog = java.util.logging.Logger.getLogger(PathFence.class.getName());
+		java.util.logging.Level level = fenceLog.getLevel();
+		fenceLog.setLevel(java.util.logging.Level.OFF);
+		try {
+			walkFailingGrants();
+		}
+		finally {
+			fenceLog.setLevel(level);
+		}
+	}
+
+	private void walkFailingGrants() {
+		PathFence fence = PathFence.builder(1).path("a", 1, 200_000, Duration.ZERO).build();
+		Ticket holder = acquire(fence, "a");
+		for (int i = 0; i < 100_000; i++) {
+			fence.acquire("a", (ticket) -> {
+				throw new java.util.concurrent.RejectedExecutionException("workers are shutting down");
+			});
+		}
+		Ticket last = acquire(fence, "a");
+		// Each failed grant hands the permit to the next waiter; one level of stack each would overflow here.
+		assertThat(holder.release()).isTrue();
+		assertThat(this.granted).containsExactly(last);
+		assertThat(fence.figures("a").queued()).isZero();
+		assertThat(fence.invariantViolations()).isEmpty();
+	}
+
+	@Test
 	void failingGrantListenerDoesNotStopAResizeGrantingTheOthers() {
 		PathFence fence = PathFence.builder(10).path("a", 0, 3, Duration.ZERO).build();
 		Ticket failing = fence.acquire("a", (ticket) -> {
