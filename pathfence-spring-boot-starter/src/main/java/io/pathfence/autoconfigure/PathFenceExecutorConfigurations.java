@@ -34,8 +34,9 @@ final class PathFenceExecutorConfigurations {
 
 		/**
 		 * The workers come from Boot's {@link ThreadPoolTaskExecutorBuilder} when there is one, so
-		 * {@code spring.task.execution.shutdown.*} and the application's {@code ThreadPoolTaskExecutorCustomizer}s
-		 * apply as they would to Boot's own executor; the sizes, the queue and the decorator are the fence's.
+		 * {@code spring.task.execution.shutdown.*} (by default, as for Boot's own executor, running tasks are not
+		 * awaited at shutdown) and the application's {@code ThreadPoolTaskExecutorCustomizer}s apply; the sizes, the
+		 * queue and the decorator stay the fence's.
 		 */
 		@Lazy
 		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
@@ -54,6 +55,11 @@ final class PathFenceExecutorConfigurations {
 				// capture the context of whichever thread freed the permit.
 				.taskDecorator(null)
 				.build();
+			// The builder applies the application's customizers last; whatever they set, these stay the fence's.
+			workers.setCorePoolSize(properties.getPoolSize());
+			workers.setMaxPoolSize(properties.getPoolSize());
+			workers.setQueueCapacity(Integer.MAX_VALUE);
+			workers.setTaskDecorator(null);
 			workers.initialize();
 			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, decorator(taskDecorator),
 					workers::shutdown);

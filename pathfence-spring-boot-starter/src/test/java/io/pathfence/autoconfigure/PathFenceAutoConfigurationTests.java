@@ -206,7 +206,12 @@ class PathFenceAutoConfigurationTests {
 	void workersTakeBootsExecutorCustomizersButKeepTheFencesSizesAndNoDecoratorOfTheirOwn() {
 		this.contextRunner
 			.withBean(org.springframework.boot.task.ThreadPoolTaskExecutorCustomizer.class,
-					() -> (workers) -> workers.setKeepAliveSeconds(7))
+					() -> (workers) -> {
+						workers.setKeepAliveSeconds(7);
+						// A customizer written for Boot's own executor must not shrink the fence's workers.
+						workers.setCorePoolSize(3);
+						workers.setMaxPoolSize(3);
+					})
 			.withBean(TaskDecorator.class, () -> (task) -> task)
 			.run((context) -> {
 				PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
