@@ -43,8 +43,11 @@ import java.util.TreeMap;
  *       TP_i of the samples on the levels in [Q_lower, Q_upper].</li>
  *   <li>If Q_lower is the highest qualified level h, throughput is still rising: when the mean waiting at h is at
  *       least {@code waitingThreshold} the verdict is {@link Verdict#EXPLORE} with the recommendation
- *       {@code h + min(maxStep, max(1, ceil(h · exploreFraction)))}, else {@link Verdict#NO_PLATEAU}. Otherwise the
- *       verdict is {@link Verdict#PLATEAU} and the recommendation is Q_lower.</li>
+ *       {@code h + min(maxStep, max(1, ceil(h · exploreFraction)))}, else {@link Verdict#NO_PLATEAU}. The same
+ *       {@link Verdict#EXPLORE} when Q_lower is below h but the peak is h, requests wait there, no response time
+ *       stopped Q_upper, and the rise from Q_lower to h is significant and at least half the proportional one,
+ *       {@code TP_h − TP_lower ≥ 0.5 · TP_lower · (h − Q_lower) / Q_lower}: the reservation cuts the curve before
+ *       its plateau. Otherwise the verdict is {@link Verdict#PLATEAU} and the recommendation is Q_lower.</li>
  * </ol>
  */
 public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
@@ -137,7 +140,8 @@ public final class PlateauAnalyzer implements ConcurrencyAnalyzer {
         Accumulator atHighest = byLevel.get(highest);
         double waiting = atHighest.meanWaiting();
         Accumulator atLower = byLevel.get(qLower);
-        if (qLower < highest && peak == highest && waiting >= config.waitingThreshold()
+        // Not past a level whose response time already broke the limit: that bound holds whatever throughput does.
+        if (qLower < highest && peak == highest && !stoppedByResponseTime && waiting >= config.waitingThreshold()
                 && stillProportional(atLower, qLower, atHighest, highest)) {
             // The reservation binds at the peak, so the peak seen is not the curve's: the tolerance, measured from
             // it, would put Q_lower a few percent lower every window and ratchet the reservation down.
