@@ -56,7 +56,9 @@ RELEASE=bookworm
 # itself (not -security, not -updates) with the component main, deb822 or one-line style. Matching on the suite,
 # not on the URI, keeps third-party repositories with "debian" in their address (download.docker.com/linux/debian)
 # out; any Debian mirror serves every release, so the machine's own one is good for $RELEASE too.
-CODENAME="$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)"
+# The machine's own codename counts only on Debian: an Ubuntu archive matching its own codename is no source of
+# Debian packages.
+CODENAME="$( (. /etc/os-release && [ "${ID:-}" = debian ] && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)"
 SUITES="^(${RELEASE}${CODENAME:+|$CODENAME})\$"
 debian_mirror() {
   local existing=()
