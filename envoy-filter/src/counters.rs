@@ -116,13 +116,23 @@ pub fn reclaim(
     key: &str,
     is_gone: &mut dyn FnMut(u32) -> bool,
 ) -> Result<Vec<(u32, u32)>, HostError> {
+    remove_gone(store, key, decode, encode, |(w, _)| *w, is_gone)
+}
+
+/// Removes, in one compare-and-swap, the entries of a per-worker list whose worker `is_gone` names, and returns
+/// them: how both the in-flight shares and the waiters of a worker that went away are taken back.
+pub fn remove_gone<T>(
+    store: &dyn SharedStore,
+    key: &str,
+    decode: fn(&[u8]) -> Vec<T>,
+    encode: fn(&[T]) -> Vec<u8>,
+    worker_of: fn(&T) -> u32,
+    is_gone: &mut dyn FnMut(u32) -> bool,
+) -> Result<Vec<T>, HostError> {
     for _ in 0..MAX_CAS_TRIES {
-        let (shares, cas) = read(store, key)?;
-        let (gone, kept): (Vec<_>, Vec<_>) = shares.into_iter().partition(|(w, _)| is_gone(*w));
-        if gone.is_empty() {
-            return Ok(gone);
-        }
-        if store.set(key, &encode(&kept), token(cas))? {
+        let Some((bytes, cas)) = store.get(key)? else { return Ok(Vec::new()) };
+        let (gone, kept): (Vec<T>, Vec<T>) = decode(&bytes).into_iter().partition(|e| is_gone(worker_of(e)));
+        if gone.is_empty() || store.set(key, &encode(&kept), Some(cas))? {
             return Ok(gone);
         }
     }

@@ -7,7 +7,7 @@
 //! `worker: u32, waiting: u32, listed: u32`, then `listed` arrival times (`u64` ms). Only the oldest
 //! [`MAX_LISTED`] are listed: the comparison needs only the waiters older than one given arrival.
 
-use crate::counters::{read_u64, token, MAX_CAS_TRIES};
+use crate::counters::{self, read_u64, token, MAX_CAS_TRIES};
 use crate::host::{HostError, SharedStore};
 
 /// Arrival times listed per worker; a longer queue is summarised by its count.
@@ -86,14 +86,7 @@ pub fn reclaim(
     key: &str,
     is_gone: &mut dyn FnMut(u32) -> bool,
 ) -> Result<Vec<Waiters>, HostError> {
-    for _ in 0..MAX_CAS_TRIES {
-        let Some((bytes, cas)) = store.get(key)? else { return Ok(Vec::new()) };
-        let (gone, kept): (Vec<_>, Vec<_>) = decode(&bytes).into_iter().partition(|w| is_gone(w.worker));
-        if gone.is_empty() || store.set(key, &encode(&kept), Some(cas))? {
-            return Ok(gone);
-        }
-    }
-    Ok(Vec::new())
+    counters::remove_gone(store, key, decode, encode, |w| w.worker, is_gone)
 }
 
 /// How many waiters of other workers arrived before `arrival_ms`, counting only those that arrived at or after
