@@ -284,12 +284,19 @@ public final class RunCommand implements Callable<Integer> {
 
 	}
 
-	static final class TraceConverter implements ITypeConverter<Trace> {
+	/** A name looked up by {@code of}, whose refusal (naming what is allowed) becomes picocli's one-line error. */
+	abstract static class NameConverter<T> implements ITypeConverter<T> {
+
+		private final java.util.function.Function<String, T> of;
+
+		NameConverter(java.util.function.Function<String, T> of) {
+			this.of = of;
+		}
 
 		@Override
-		public Trace convert(String value) {
+		public T convert(String value) {
 			try {
-				return Trace.of(value);
+				return this.of.apply(value);
 			}
 			catch (IllegalArgumentException ex) {
 				throw new TypeConversionException(ex.getMessage());
@@ -298,30 +305,26 @@ public final class RunCommand implements Callable<Integer> {
 
 	}
 
-	static final class ModeConverter implements ITypeConverter<Mode> {
+	static final class TraceConverter extends NameConverter<Trace> {
 
-		@Override
-		public Mode convert(String value) {
-			try {
-				return Mode.of(value);
-			}
-			catch (IllegalArgumentException ex) {
-				throw new TypeConversionException(ex.getMessage());
-			}
+		TraceConverter() {
+			super(Trace::of);
 		}
 
 	}
 
-	static final class RoleConverter implements ITypeConverter<Role> {
+	static final class ModeConverter extends NameConverter<Mode> {
 
-		@Override
-		public Role convert(String value) {
-			try {
-				return Role.of(value);
-			}
-			catch (IllegalArgumentException ex) {
-				throw new TypeConversionException(ex.getMessage());
-			}
+		ModeConverter() {
+			super(Mode::of);
+		}
+
+	}
+
+	static final class RoleConverter extends NameConverter<Role> {
+
+		RoleConverter() {
+			super(Role::of);
 		}
 
 	}
