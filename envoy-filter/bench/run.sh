@@ -7,4 +7,6 @@ source "$here/../scripts/env.sh"
 "$here/../scripts/tools.sh"
 cd "$here"
 cargo build --release --locked --target wasm32-wasip1 --lib
+cargo run --locked --quiet -p pathfence-wasm-trim -- \
+  target/wasm32-wasip1/release/pathfence_envoy_filter.wasm target/pathfence_envoy_filter.wasm
 exec cargo run --release --locked --example bench -- "$@"

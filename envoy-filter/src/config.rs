@@ -21,6 +21,10 @@ fn default_queue_timeout_ms() -> u64 {
 fn default_retry_after_s() -> u32 {
     1
 }
+/// A worker writes its heartbeat every second (on the first tick after it is due, see [`crate::pace`]); a lease
+/// shorter than two heartbeats would reclaim the slots of workers that are alive.
+pub const MIN_WORKER_LEASE_MS: u64 = 2000;
+
 fn default_worker_lease_ms() -> u64 {
     10_000
 }
@@ -253,8 +257,8 @@ impl Config {
             None => None,
             Some(p) => Some(pause(&p, &reservations)?),
         };
-        if raw.worker_lease_ms == 0 {
-            return Err(error("worker_lease_ms", "must be at least 1"));
+        if raw.worker_lease_ms < MIN_WORKER_LEASE_MS {
+            return Err(error("worker_lease_ms", format!("must be at least {MIN_WORKER_LEASE_MS} (two heartbeats)")));
         }
         Ok(Config {
             reservations,
@@ -400,6 +404,14 @@ mod tests {
         assert_eq!(e.field, "local.max_concurrency");
         let e = parse(r#"{"paths": [{"name": "a", "max_concurrency": 1}], "pause": {"every_requests": 0, "duration_ms": 5, "paths": ["a"]}}"#).unwrap_err();
         assert_eq!(e.field, "pause.every_requests");
+    }
+
+    #[test]
+    fn a_lease_shorter_than_two_heartbeats_is_refused() {
+        let e = parse(r#"{"paths": [], "worker_lease_ms": 1999}"#).unwrap_err();
+        assert_eq!(e.field, "worker_lease_ms");
+        assert!(e.to_string().contains("at least 2000"), "{e}");
+        assert!(parse(r#"{"paths": [], "worker_lease_ms": 2000}"#).is_ok());
     }
 
     #[test]

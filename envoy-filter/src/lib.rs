@@ -1,7 +1,7 @@
 //! PathFence as an Envoy filter: per-path concurrency reservations with a prioritised local path, and
 //! request-counted pause injection, for services that cannot embed the PathFence starter.
 //!
-//! The logic (config, classifier, counters, waiting, pause, limiter) makes no hostcall; it reaches the host
+//! The logic (config, classifier, counters, waiting, pause, limiter, pace) makes no hostcall; it reaches the host
 //! through the traits in [`host`]. The `wasm` module binds those traits to proxy-wasm and exists only in the Wasm build.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 // RefCell::borrow and borrow_mut panic on a conflicting borrow; clippy.toml lists them, use try_borrow*.
@@ -12,6 +12,7 @@ pub mod config;
 pub mod counters;
 pub mod host;
 pub mod limiter;
+pub mod pace;
 pub mod pause;
 pub mod waiting;
 

@@ -5,9 +5,11 @@
 //! itself: it returns [`Effect`]s, which the caller carries out after letting go of the worker, because a
 //! local reply can end a stream synchronously and call straight back into the worker.
 //!
-//! Waiters are served first come, first served across workers as far as a tick allows: a newcomer never goes
-//! ahead of a waiter on any worker, and a freed slot goes to this worker's first waiter only if no other
-//! worker's waiter arrived earlier (see [`crate::waiting`]).
+//! Waiters are served first come, first served across workers as far as a tick allows: once a worker has seen
+//! (on its tick, at the latest) that another worker has waiters, a newcomer never goes ahead of them, and a freed
+//! slot goes to this worker's first waiter only if no other worker's waiter arrived earlier (see
+//! [`crate::waiting`]). Until then, for at most a tick, newcomers here may go ahead of a waiter elsewhere; that is
+//! the price of not reading the other workers' waiters on every request.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -91,6 +93,11 @@ pub struct Worker<H: Host> {
     spare: Vec<u32>,
     /// Releases whose compare-and-swap kept losing; retried on every tick so no slot is lost.
     pending_release: Vec<u32>,
+    /// Whether another worker had requests of a path waiting when this one last read the shared list. While it is
+    /// false, arrivals and releases skip that read (it was two hostcalls per request, most of the fence's own cost
+    /// under load); every tick reads the list again, so a waiter that appears elsewhere is seen within a tick.
+    /// While it is true, every decision reads the list afresh.
+    others_waited: Vec<bool>,
     last_heartbeat_ms: u64,
     last_reclaim_ms: u64,
 }
@@ -124,6 +131,7 @@ impl<H: Host> Worker<H> {
             unpublished: vec![false; n],
             spare: vec![0; n],
             pending_release: vec![0; n],
+            others_waited: vec![true; n],
             last_heartbeat_ms: 0,
             last_reclaim_ms: 0,
         };
@@ -158,6 +166,15 @@ impl<H: Host> Worker<H> {
     /// Requests of `class` waiting for a slot on this worker.
     pub fn queued(&self, class: usize) -> usize {
         self.queues.get(class).map_or(0, VecDeque::len)
+    }
+
+    /// Whether a tick has something to do soon: requests waiting or held, slots to give back, waiters to publish.
+    /// Without any, the worker may tick at the idle pace (see [`crate::pace`]).
+    pub fn has_tick_work(&self) -> bool {
+        !self.held.is_empty()
+            || self.queues.iter().any(|q| !q.is_empty())
+            || self.spare.iter().chain(&self.pending_release).any(|n| *n > 0)
+            || self.unpublished.iter().any(|u| *u)
     }
 
     /// Slots of `pool` this worker holds in the shared count without a request on them (spares, and
@@ -207,6 +224,11 @@ impl<H: Host> Worker<H> {
         if now.saturating_sub(self.last_reclaim_ms) >= RECLAIM_EVERY_MS {
             self.last_reclaim_ms = now;
             self.reclaim(now);
+        }
+        for class in 0..self.queues.len() {
+            if self.config.reservations[class].max_concurrency.is_some() {
+                self.others_waiting(class);
+            }
         }
         for pool in 0..self.spare.len() {
             self.give_back_spares(pool);
@@ -374,7 +396,7 @@ impl<H: Host> Worker<H> {
             if self.config.reservations[class].max_concurrency.is_none() {
                 continue;
             }
-            let others = self.others_waiting(class);
+            let others = self.others_waiting_if_seen(class);
             match self.queues[class].front().copied() {
                 Some(context) => {
                     let live_since_ms = self.live_since(class, &others);
@@ -417,11 +439,23 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    fn others_waiting(&self, class: usize) -> Vec<Waiters> {
-        waiting::others(&self.host, &self.keys.waiting[class], self.id).unwrap_or_else(|e| {
+    /// The waiters of other workers, read now.
+    fn others_waiting(&mut self, class: usize) -> Vec<Waiters> {
+        let others = waiting::others(&self.host, &self.keys.waiting[class], self.id).unwrap_or_else(|e| {
             warn!("pathfence: waiters of other workers unknown: {e}");
             Vec::new()
-        })
+        });
+        self.others_waited[class] = waiting::any(&others);
+        others
+    }
+
+    /// The waiters of other workers, read only if some were there at the last read (see `others_waited`).
+    fn others_waiting_if_seen(&mut self, class: usize) -> Vec<Waiters> {
+        if self.others_waited[class] {
+            self.others_waiting(class)
+        } else {
+            Vec::new()
+        }
     }
 
     /// Whether another worker has requests of `class` waiting; on a host error, no (fail open).
@@ -429,7 +463,7 @@ impl<H: Host> Worker<H> {
         if self.config.reservations[class].max_concurrency.is_none() {
             return false;
         }
-        let wait = waiting::any(&self.others_waiting(class));
+        let wait = waiting::any(&self.others_waiting_if_seen(class));
         if wait {
             // Their worker can only see slots that are in the shared count.
             self.give_back_spares(class);

@@ -1,7 +1,7 @@
 //! The thin proxy-wasm layer: implements the host traits with hostcalls and forwards Envoy's callbacks to
 //! the per-worker [`Worker`]. Nothing here decides anything.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -14,10 +14,7 @@ use crate::classifier::{classify, RequestView};
 use crate::config::Config;
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
 use crate::limiter::{Decision, Effect, Worker};
-
-/// How often each worker looks for slots freed on other workers, ended pauses and expired waits, and
-/// publishes its metric deltas.
-const TICK: Duration = Duration::from_millis(2);
+use crate::pace::Pace;
 
 proxy_wasm::main! {{
     proxy_wasm::set_log_level(LogLevel::Info);
@@ -25,9 +22,13 @@ proxy_wasm::main! {{
     std::panic::set_hook(Box::new(|info| {
         let _ = hostcalls::log(LogLevel::Critical, &format!("pathfence: panic: {info}"));
     }));
-    proxy_wasm::set_root_context(|_| -> Box<dyn RootContext> {
-        let shared = Shared { workers: RefCell::new(Workers::default()), ended_while_busy: RefCell::new(Vec::new()) };
-        Box::new(Root { shared: Rc::new(shared) })
+    proxy_wasm::set_root_context(|id| -> Box<dyn RootContext> {
+        let shared = Shared {
+            workers: RefCell::new(Workers::default()),
+            ended_while_busy: RefCell::new(Vec::new()),
+            pace: Cell::new(Pace::default()),
+        };
+        Box::new(Root { id, shared: Rc::new(shared) })
     });
 }}
 
@@ -139,13 +140,20 @@ struct Workers {
 }
 
 impl Workers {
-    fn end(&mut self, context: u32, acts: &mut Vec<Act>) {
+    /// Ends stream `context` on the worker that knows it; whether that left work for the tick.
+    fn end(&mut self, context: u32, acts: &mut Vec<Act>) -> bool {
         let mut effects = Vec::new();
         let owner = self.current.iter_mut().chain(self.retired.iter_mut()).find(|w| w.tracks(context));
-        if let Some(worker) = owner {
-            worker.on_stream_end(context, &mut effects);
-            acts.extend(prepare(worker, effects));
-        }
+        let Some(worker) = owner else {
+            return false;
+        };
+        worker.on_stream_end(context, &mut effects);
+        acts.extend(prepare(worker, effects));
+        worker.has_tick_work()
+    }
+
+    fn has_tick_work(&self) -> bool {
+        self.current.iter().chain(self.retired.iter()).any(Worker::has_tick_work)
     }
 }
 
@@ -154,6 +162,28 @@ struct Shared {
     /// Streams that ended while the workers were borrowed (it should not happen: effects are carried out after
     /// letting go); the next tick releases them, so no slot is lost.
     ended_while_busy: RefCell<Vec<u32>>,
+    pace: Cell<Pace>,
+}
+
+impl Shared {
+    /// Sets this thread's tick period to the pace the work left calls for.
+    fn pace(&self, step: impl FnOnce(&mut Pace) -> Option<u64>) {
+        let mut pace = self.pace.get();
+        if let Some(ms) = step(&mut pace) {
+            set_tick_period(ms);
+        }
+        self.pace.set(pace);
+    }
+}
+
+fn set_tick_period(ms: u64) -> bool {
+    match hostcalls::set_tick_period(Duration::from_millis(ms)) {
+        Ok(()) => true,
+        Err(status) => {
+            error!("pathfence: cannot set the tick period to {ms} ms: {status:?}");
+            false
+        }
+    }
 }
 
 type SharedWorkers = Rc<Shared>;
@@ -180,8 +210,9 @@ fn prepare(worker: &Worker<EnvoyHost>, effects: Vec<Effect>) -> Vec<Act> {
 }
 
 /// Carries out effects once the worker is no longer borrowed: a local reply may end the stream synchronously,
-/// which calls back into the worker.
-fn apply(acts: Vec<Act>, current: Option<u32>) {
+/// which calls back into the worker. `current` is the context to make effective again afterwards, so that the
+/// caller's later hostcalls do not act on the last stream resumed or refused.
+fn apply(acts: Vec<Act>, current: u32) {
     if acts.is_empty() {
         return;
     }
@@ -201,9 +232,7 @@ fn apply(acts: Vec<Act>, current: Option<u32>) {
             }
         }
     }
-    if let Some(context) = current {
-        let _ = hostcalls::set_effective_context(context);
-    }
+    let _ = hostcalls::set_effective_context(current);
 }
 
 fn send_refusal(retry_after: &str, path: &str) {
@@ -214,6 +243,7 @@ fn send_refusal(retry_after: &str, path: &str) {
 }
 
 struct Root {
+    id: u32,
     shared: SharedWorkers,
 }
 
@@ -264,12 +294,9 @@ impl RootContext for Root {
                 return false;
             }
         }
-        apply(acts, None);
-        if let Err(status) = hostcalls::set_tick_period(TICK) {
-            error!("pathfence: cannot set the tick period: {status:?}");
-            return false;
-        }
-        true
+        apply(acts, self.id);
+        self.shared.pace.set(Pace::default());
+        set_tick_period(Pace::default().period_ms())
     }
 
     fn on_tick(&mut self) {
@@ -278,6 +305,7 @@ impl RootContext for Root {
             Err(_) => Vec::new(),
         };
         let mut acts = Vec::new();
+        let mut has_work = true;
         match self.shared.workers.try_borrow_mut() {
             Ok(mut guard) => {
                 let workers = &mut *guard;
@@ -292,10 +320,12 @@ impl RootContext for Root {
                 }
                 // A retired worker stays until the last stream it admitted has ended.
                 workers.retired.retain(|w| w.tracked() > 0);
+                has_work = workers.has_tick_work();
             }
             Err(_) => warn!("pathfence: workers busy on tick; skipped"),
         }
-        apply(acts, None);
+        apply(acts, self.id);
+        self.shared.pace(|pace| pace.after_tick(has_work));
     }
 
     fn create_http_context(&self, context_id: u32) -> Option<Box<dyn HttpContext>> {
@@ -315,7 +345,7 @@ struct Stream {
 impl Stream {
     fn end(&mut self) {
         let mut acts = Vec::new();
-        match self.shared.workers.try_borrow_mut() {
+        let has_work = match self.shared.workers.try_borrow_mut() {
             Ok(mut workers) => workers.end(self.id, &mut acts),
             Err(_) => {
                 warn!("pathfence: stream {} ended while the worker was busy; releasing it on the next tick", self.id);
@@ -323,9 +353,11 @@ impl Stream {
                     Ok(mut ended) => ended.push(self.id),
                     Err(_) => error!("pathfence: stream {} ended unreleased; its slot waits for the reclaim", self.id),
                 }
+                true
             }
-        }
-        apply(acts, Some(self.id));
+        };
+        apply(acts, self.id);
+        self.shared.pace(|pace| pace.after_event(has_work));
     }
 }
 
@@ -343,12 +375,11 @@ impl RequestView for Headers {
     }
 }
 
-impl Context for Stream {
-    fn on_done(&mut self) -> bool {
-        self.end();
-        true
-    }
-}
+/// A stream implements only the request-headers callback, and releases its slot when it is dropped. The module
+/// Envoy loads exports no other per-stream callback (`trim/` removes them from the build): Envoy skips a callback
+/// that is not exported, and entering the VM for ones that only return `Continue` was most of the filter's cost
+/// per request. A callback implemented here must come off the trim tool's list.
+impl Context for Stream {}
 
 impl HttpContext for Stream {
     fn on_http_request_headers(&mut self, _headers: usize, _end_of_stream: bool) -> Action {
@@ -367,25 +398,25 @@ impl HttpContext for Stream {
                     }
                 };
                 acts = prepare(worker, effects);
-                action
+                (action, worker.has_tick_work())
             }),
             Err(_) => {
                 warn!("pathfence: worker busy; stream {} let through unfenced", self.id);
                 None
             }
         };
-        apply(acts, Some(self.id));
-        outcome.unwrap_or(Action::Continue)
-    }
-
-    fn on_log(&mut self) {
-        self.end();
+        apply(acts, self.id);
+        let (action, has_work) = outcome.unwrap_or((Action::Continue, false));
+        self.shared.pace(|pace| pace.after_event(has_work));
+        action
     }
 }
 
+/// Envoy destroys a stream's filter however the stream ended (response, reset, client disconnect, local reply)
+/// and then deletes its context in the VM (`proxy_on_done`, then `proxy_on_delete`); the SDK drops the context
+/// on delete, so this is the one place the slot is released, exactly once.
 impl Drop for Stream {
     fn drop(&mut self) {
-        // on_log and on_done have released already; this only matters if Envoy skipped both.
         self.end();
     }
 }

@@ -118,7 +118,7 @@ impl Run {
         self.settle(w, fx);
     }
 
-    /// Ends one of worker `w`'s streams in `phase`, sometimes twice, as Envoy's on_log and on_done both do.
+    /// Ends one of worker `w`'s streams in `phase`, sometimes twice, as a stream's end could be reported twice.
     fn end(&mut self, w: usize, phase: Phase) {
         let mut mine: Vec<u32> =
             self.streams.iter().filter(|(_, s)| s.0 == w && s.2 == phase).map(|(c, _)| *c).collect();

@@ -61,19 +61,30 @@ fn a_slot_freed_on_the_same_worker_goes_to_its_first_waiter_at_once() {
 }
 
 #[test]
-fn a_slot_freed_while_another_worker_waits_goes_back_at_once_and_is_picked_up_on_its_tick() {
+fn a_slot_freed_while_another_worker_waits_goes_back_and_is_picked_up_on_its_tick() {
     let host = MockHost::default();
     let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
     let mut fx = Vec::new();
     w1.on_request(1, A, &mut fx);
     w1.on_request(2, A, &mut fx);
     assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
+    // w1 has not looked at the other workers' waiters since w2's arrived: it keeps the slot as a spare until
+    // its tick, which gives it back to the shared count.
     w1.on_stream_end(1, &mut fx);
     assert!(fx.is_empty(), "w1 has no waiter of its own");
+    assert_eq!(inflight(&host, "a"), 2);
+    w1.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 1, "w2's waiter needs the slot in the shared count, not as w1's spare");
     w2.on_tick(&mut fx);
     assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
     assert_eq!(inflight(&host, "a"), 2);
+    // Now that w1 knows of waiters elsewhere, a slot it frees goes back at once.
+    fx.clear();
+    assert_eq!(w2.on_request(4, A, &mut fx), Decision::Wait);
+    w1.on_stream_end(2, &mut fx);
+    assert_eq!(inflight(&host, "a"), 1, "given back at once");
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 4 }]);
 }
 
 #[test]
@@ -307,7 +318,9 @@ fn a_busy_worker_does_not_starve_the_waiters_of_another_worker() {
             break;
         }
     }
-    assert_eq!(resumed_after_ms, Some(1), "w2's waiter should get the first slot freed after it arrived");
+    // In the first millisecond w1 has not ticked since w2's waiter arrived, so its newcomer takes the slot its
+    // ended request left; from w1's first tick on, w2's waiter is served first.
+    assert_eq!(resumed_after_ms, Some(2), "w2's waiter should get the first slot freed after w1's next tick");
     assert!(inflight(&host, "a") <= 2);
 }
 

@@ -43,21 +43,25 @@ pub fn envoy_bin(test: &str) -> Option<PathBuf> {
     None
 }
 
-/// The release `.wasm`, built on first use so that `cargo test` alone also works.
+/// The module Envoy loads: the release build, trimmed of the callbacks the filter does not implement, as the
+/// Maven build makes it; built on first use so that `cargo test` alone also works.
 pub fn wasm() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-            let status = Command::new(cargo)
-                .args(["build", "--release", "--target", "wasm32-wasip1", "--lib"])
-                .current_dir(crate_dir())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building the filter for wasm32-wasip1 failed");
-            crate_dir().join("target/wasm32-wasip1/release/pathfence_envoy_filter.wasm")
+            let built = "target/wasm32-wasip1/release/pathfence_envoy_filter.wasm";
+            let trimmed = "target/pathfence_envoy_filter.wasm";
+            cargo(&["build", "--release", "--locked", "--target", "wasm32-wasip1", "--lib"]);
+            cargo(&["run", "--locked", "--quiet", "-p", "pathfence-wasm-trim", "--", built, trimmed]);
+            crate_dir().join(trimmed)
         })
         .clone()
+}
+
+fn cargo(args: &[&str]) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let status = Command::new(cargo).args(args).current_dir(crate_dir()).status().expect("cargo runs");
+    assert!(status.success(), "cargo {} failed", args.join(" "));
 }
 
 pub fn free_port() -> u16 {

@@ -40,10 +40,10 @@ final class EnvoySidecar implements AutoCloseable {
 		return Path.of(System.getProperty("demo.envoy", root().resolve(".venv/bin/envoy").toString()));
 	}
 
-	/** The built filter: {@code demo.wasm}, else the envoy-filter module's release build. */
+	/** The built filter: {@code demo.wasm}, else the module the envoy-filter build makes for Envoy. */
 	static Path module() {
 		return Path.of(System.getProperty("demo.wasm",
-				root().resolve("envoy-filter/target/wasm32-wasip1/release/pathfence_envoy_filter.wasm").toString()));
+				root().resolve("envoy-filter/target/pathfence_envoy_filter.wasm").toString()));
 	}
 
 	private static Path root() {
