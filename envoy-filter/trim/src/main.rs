@@ -41,7 +41,8 @@ fn trim(input: &Path, output: &Path) -> Result<Vec<String>, String> {
     let before = std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
     let (after, dropped) =
         module::without_exports(&before, &UNUSED_CALLBACKS).map_err(|e| format!("{}: {e}", input.display()))?;
-    let kept: Vec<String> = module::exports(&after).map_err(|e| e.to_string())?.into_iter().map(|e| e.name).collect();
+    let kept: Vec<String> =
+        module::exports(&after).map_err(|e| format!("the trimmed module: {e}"))?.into_iter().map(|e| e.name).collect();
     if let Some(missing) = NEEDED_CALLBACKS.iter().find(|n| !kept.iter().any(|k| k == *n)) {
         return Err(format!(
             "{} does not export {missing}: not the PathFence filter, or a proxy-wasm ABI this tool does not know",

@@ -1,183 +1,123 @@
-//! Just enough of the WebAssembly binary format to drop entries from a module's export section.
+//! Dropping entries from a module's export section, with the Bytecode Alliance's wasmparser to read the module
+//! and wasm-encoder to write it.
 //!
-//! Only the export section is rewritten; every other section, custom sections included, is copied byte for byte.
-//! Removing an export changes no index, so nothing else in the module needs to follow.
+//! Only the export section is rewritten, and the entries it keeps are copied byte for byte; every other section,
+//! custom sections included, is copied as it is. Removing an export changes no index, so nothing else in the
+//! module needs to follow.
 
-use std::fmt;
+use std::ops::Range;
 
-const HEADER: [u8; 8] = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+use wasm_encoder::{Encode, Module, RawSection};
+use wasmparser::{BinaryReaderError, ExternalKind, Parser, Payload};
+
 const EXPORT_SECTION: u8 = 7;
-const FUNCTION_EXPORT: u8 = 0;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Malformed(pub String);
-
-impl fmt::Display for Malformed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "not a WebAssembly 1.0 module: {}", self.0)
-    }
-}
-
-/// One entry of the export section, with its bytes as they stand in the module.
+/// One entry of the export section.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Export {
     pub name: String,
-    pub kind: u8,
-    bytes: Vec<u8>,
+    pub is_function: bool,
+    /// Where the entry's bytes are in the module.
+    bytes: Range<usize>,
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// wasmparser gives offsets as u64; the module is in memory, so they fit.
+fn at(offset: u64) -> usize {
+    offset as usize
 }
 
-impl<'a> Reader<'a> {
-    fn byte(&mut self) -> Result<u8, Malformed> {
-        let b = *self.bytes.get(self.at).ok_or_else(|| Malformed(format!("ends early at byte {}", self.at)))?;
-        self.at += 1;
-        Ok(b)
+fn read_exports(reader: wasmparser::ExportSectionReader<'_>) -> Result<Vec<Export>, BinaryReaderError> {
+    let end = at(reader.range().end);
+    let mut entries: Vec<(usize, wasmparser::Export<'_>)> = Vec::new();
+    for entry in reader.into_iter_with_offsets() {
+        let (offset, export) = entry?;
+        entries.push((at(offset), export));
     }
-
-    fn u32(&mut self) -> Result<u32, Malformed> {
-        let mut value: u64 = 0;
-        for shift in (0..35).step_by(7) {
-            let b = self.byte()?;
-            value |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return u32::try_from(value).map_err(|_| Malformed(format!("integer too large at byte {}", self.at)));
-            }
-        }
-        Err(Malformed(format!("integer longer than 5 bytes at byte {}", self.at)))
-    }
-
-    fn take(&mut self, n: usize) -> Result<&'a [u8], Malformed> {
-        let end = self.at.checked_add(n).filter(|e| *e <= self.bytes.len());
-        let end = end.ok_or_else(|| Malformed(format!("a length at byte {} runs past the end", self.at)))?;
-        let slice = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(slice)
-    }
-
-    fn done(&self) -> bool {
-        self.at >= self.bytes.len()
-    }
-}
-
-fn write_u32(out: &mut Vec<u8>, mut n: u32) {
-    loop {
-        let b = (n & 0x7f) as u8;
-        n >>= 7;
-        if n == 0 {
-            out.push(b);
-            return;
-        }
-        out.push(b | 0x80);
-    }
-}
-
-fn parse_exports(section: &[u8]) -> Result<Vec<Export>, Malformed> {
-    let mut r = Reader { bytes: section, at: 0 };
-    let count = r.u32()?;
-    let mut exports = Vec::new();
-    for _ in 0..count {
-        let start = r.at;
-        let len = r.u32()? as usize;
-        let name = String::from_utf8(r.take(len)?.to_vec()).map_err(|_| Malformed("an export name is not UTF-8".into()))?;
-        let kind = r.byte()?;
-        r.u32()?;
-        exports.push(Export { name, kind, bytes: section[start..r.at].to_vec() });
-    }
-    if !r.done() {
-        return Err(Malformed("bytes left over after the export section's entries".into()));
-    }
-    Ok(exports)
+    let starts: Vec<usize> = entries.iter().map(|(at, _)| *at).chain([end]).collect();
+    Ok(entries
+        .iter()
+        .zip(starts.windows(2))
+        .map(|((_, e), span)| Export {
+            name: e.name.to_string(),
+            is_function: matches!(e.kind, ExternalKind::Func | ExternalKind::FuncExact),
+            bytes: span[0]..span[1],
+        })
+        .collect())
 }
 
 /// The module's exports, in order.
-pub fn exports(module: &[u8]) -> Result<Vec<Export>, Malformed> {
-    let mut found = Vec::new();
-    for_each_section(module, |id, body| {
-        if id == EXPORT_SECTION {
-            found = parse_exports(body)?;
+pub fn exports(module: &[u8]) -> Result<Vec<Export>, BinaryReaderError> {
+    for payload in Parser::new(0).parse_all(module) {
+        if let Payload::ExportSection(reader) = payload? {
+            return read_exports(reader);
         }
-        Ok(())
-    })?;
-    Ok(found)
+    }
+    Ok(Vec::new())
 }
 
 /// The module without the function exports named in `drop`, and the names it dropped. A name that is not a
 /// function export of the module is left alone (the module may be trimmed already).
-pub fn without_exports(module: &[u8], drop: &[&str]) -> Result<(Vec<u8>, Vec<String>), Malformed> {
-    let mut out = HEADER.to_vec();
+pub fn without_exports(module: &[u8], drop: &[&str]) -> Result<(Vec<u8>, Vec<String>), BinaryReaderError> {
+    let mut out = Module::new();
     let mut dropped = Vec::new();
-    for_each_section(module, |id, body| {
-        let rewritten;
-        let body = if id == EXPORT_SECTION {
-            let (kept, gone): (Vec<Export>, Vec<Export>) = parse_exports(body)?
-                .into_iter()
-                .partition(|e| e.kind != FUNCTION_EXPORT || !drop.contains(&e.name.as_str()));
-            dropped.extend(gone.into_iter().map(|e| e.name));
-            let mut section = Vec::new();
-            write_u32(&mut section, kept.len() as u32);
-            for e in &kept {
-                section.extend_from_slice(&e.bytes);
+    for payload in Parser::new(0).parse_all(module) {
+        match payload? {
+            Payload::ExportSection(reader) => {
+                let (gone, kept): (Vec<Export>, Vec<Export>) =
+                    read_exports(reader)?.into_iter().partition(|e| e.is_function && drop.contains(&e.name.as_str()));
+                dropped.extend(gone.into_iter().map(|e| e.name));
+                let mut data = Vec::new();
+                (kept.len() as u32).encode(&mut data);
+                for e in &kept {
+                    data.extend_from_slice(&module[e.bytes.clone()]);
+                }
+                out.section(&RawSection { id: EXPORT_SECTION, data: &data });
             }
-            rewritten = section;
-            &rewritten[..]
-        } else {
-            body
-        };
-        out.push(id);
-        write_u32(&mut out, u32::try_from(body.len()).map_err(|_| Malformed("a section over 4 GiB".into()))?);
-        out.extend_from_slice(body);
-        Ok(())
-    })?;
-    Ok((out, dropped))
-}
-
-fn for_each_section(
-    module: &[u8],
-    mut visit: impl FnMut(u8, &[u8]) -> Result<(), Malformed>,
-) -> Result<(), Malformed> {
-    let mut r = Reader { bytes: module, at: 0 };
-    if r.take(HEADER.len()).ok() != Some(&HEADER[..]) {
-        return Err(Malformed("no wasm magic number and version 1".into()));
+            other => {
+                if let Some((id, range)) = other.as_section() {
+                    out.section(&RawSection { id, data: &module[at(range.start)..at(range.end)] });
+                }
+            }
+        }
     }
-    while !r.done() {
-        let id = r.byte()?;
-        let len = r.u32()? as usize;
-        visit(id, r.take(len)?)?;
-    }
-    Ok(())
+    Ok((out.finish(), dropped))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use wasm_encoder::{
+        CodeSection, CustomSection, ExportKind, ExportSection, Function, FunctionSection, MemorySection, MemoryType,
+        TypeSection,
+    };
+
     /// A module with a type, a function, a memory and a custom section, exporting the function under `names`
     /// and the memory as `memory`.
     fn module(names: &[&str]) -> Vec<u8> {
-        let mut m = HEADER.to_vec();
-        m.extend_from_slice(&[1, 4, 1, 0x60, 0, 0]); // type section: () -> ()
-        m.extend_from_slice(&[3, 2, 1, 0]); // function section: one function of type 0
-        m.extend_from_slice(&[5, 3, 1, 0, 1]); // memory section: one memory, min 1 page
-        let mut exports = Vec::new();
-        write_u32(&mut exports, names.len() as u32 + 1);
+        let mut m = Module::new();
+        let mut types = TypeSection::new();
+        types.ty().function([], []);
+        m.section(&types);
+        let mut functions = FunctionSection::new();
+        functions.function(0);
+        m.section(&functions);
+        let mut memories = MemorySection::new();
+        memories.memory(MemoryType { minimum: 1, maximum: None, memory64: false, shared: false, page_size_log2: None });
+        m.section(&memories);
+        let mut exports = ExportSection::new();
         for name in names {
-            write_u32(&mut exports, name.len() as u32);
-            exports.extend_from_slice(name.as_bytes());
-            exports.extend_from_slice(&[FUNCTION_EXPORT, 0]);
+            exports.export(name, ExportKind::Func, 0);
         }
-        exports.extend_from_slice(&[6]);
-        exports.extend_from_slice(b"memory");
-        exports.extend_from_slice(&[2, 0]);
-        m.push(EXPORT_SECTION);
-        write_u32(&mut m, exports.len() as u32);
-        m.extend_from_slice(&exports);
-        m.extend_from_slice(&[10, 4, 1, 2, 0, 0x0b]); // code section: an empty body
-        m.extend_from_slice(&[0, 5, 4, b'n', b'o', b't', b'e']); // custom section "note", empty
-        m
+        exports.export("memory", ExportKind::Memory, 0);
+        m.section(&exports);
+        let mut code = CodeSection::new();
+        let mut body = Function::new([]);
+        body.instructions().end();
+        code.function(&body);
+        m.section(&code);
+        m.section(&CustomSection { name: "note".into(), data: b"kept".as_slice().into() });
+        m.finish()
     }
 
     fn names(module: &[u8]) -> Vec<String> {
@@ -190,8 +130,9 @@ mod tests {
         let (after, dropped) = without_exports(&before, &["proxy_on_log", "proxy_on_response_body", "memory"]).unwrap();
         assert_eq!(dropped, vec!["proxy_on_log", "proxy_on_response_body"]);
         assert_eq!(names(&after), vec!["proxy_on_done", "memory"]);
-        assert!(after.ends_with(&[0, 5, 4, b'n', b'o', b't', b'e']), "the custom section is kept");
-        assert_eq!(after.len(), before.len() - 2 * 2 - "proxy_on_log".len() - "proxy_on_response_body".len() - 2);
+        assert!(after.ends_with(b"notekept"), "the custom section is kept");
+        // Each entry is its name's length byte, the name, the kind and the index.
+        assert_eq!(before.len() - after.len(), "proxy_on_log".len() + "proxy_on_response_body".len() + 2 * 3);
     }
 
     #[test]
@@ -213,9 +154,9 @@ mod tests {
 
     #[test]
     fn refuses_what_is_not_a_module() {
-        assert!(without_exports(b"\x7fELF....", &[]).unwrap_err().0.contains("magic"));
+        assert!(without_exports(b"\x7fELF....", &[]).is_err());
         let mut cut = module(&["a"]);
         cut.truncate(cut.len() - 3);
-        assert!(without_exports(&cut, &[]).unwrap_err().0.contains("past the end"));
+        assert!(without_exports(&cut, &[]).is_err());
     }
 }
