@@ -142,24 +142,79 @@ fn summary(runs: &[Measure]) -> Measure {
     }
 }
 
-/// Runs `rounds` pairs, alternating which variant goes first; returns (without, with, per-round ratios).
-fn compare(rounds: usize, mut measure: impl FnMut(bool) -> Measure) -> (Measure, Measure, Deltas) {
-    let (mut plain, mut fenced) = (Vec::new(), Vec::new());
-    for round in 0..rounds {
-        for with_filter in [round % 2 == 1, round % 2 == 0] {
-            let m = measure(with_filter);
-            if with_filter { fenced.push(m) } else { plain.push(m) }
+/// What a round needs to start its two Envoys.
+struct Setup {
+    bin: std::path::PathBuf,
+    upstream: u16,
+    config: String,
+    /// Another build of the filter in place of "without filter" (PATHFENCE_BENCH_AGAINST).
+    against: Option<std::path::PathBuf>,
+}
+
+/// The two variants of one round, each in a fresh Envoy process. A process keeps its own speed for its life
+/// (where V8 placed the module's code, how the kernel placed its memory): two processes running the same module
+/// differed by a few per cent, so every round starts new ones and the median is taken over rounds.
+struct Pair {
+    plain: Envoy,
+    fenced: Envoy,
+}
+
+impl Pair {
+    fn start(setup: &Setup) -> Pair {
+        let against = setup.against.as_deref().map(|m| (m, setup.config.as_str()));
+        let plain = Envoy::start_with(&setup.bin, setup.upstream, against).unwrap();
+        let fenced = Envoy::start(&setup.bin, setup.upstream, Some(&setup.config)).unwrap();
+        Pair { plain, fenced }
+    }
+
+    fn envoy(&self, with_filter: bool) -> &Envoy {
+        if with_filter {
+            &self.fenced
+        } else {
+            &self.plain
         }
     }
-    let ratio = median(plain.iter().zip(&fenced).map(|(p, f)| f.throughput / p.throughput).collect());
+
+    /// One measurement, with Envoy's CPU time per request taken from /proc around it. Only the Envoy measured
+    /// runs: the other's timers (the filter's tick, if it has one) would take CPU from it.
+    fn measure(&self, with_filter: bool, seconds: u64, run: &dyn Fn(u16) -> Measure) -> Measure {
+        let e = self.envoy(with_filter);
+        self.envoy(!with_filter).signal("STOP");
+        e.signal("CONT");
+        let cpu = e.cpu_seconds();
+        let mut m = run(e.port);
+        let requests = m.throughput * seconds as f64;
+        m.cpu_us = (e.cpu_seconds() - cpu) * 1e6 / requests.max(1.0);
+        self.envoy(!with_filter).signal("CONT");
+        m
+    }
+}
+
+/// Runs `rounds` rounds, each on a fresh pair of Envoys, alternating which variant goes first; returns
+/// (without, with, per-round differences, requests the filter admitted).
+fn compare(rounds: usize, setup: &Setup, seconds: u64, run: &dyn Fn(u16) -> Measure) -> (Measure, Measure, Deltas, i64) {
+    let (mut plain, mut fenced) = (Vec::new(), Vec::new());
+    let mut admitted = 0;
+    for round in 0..rounds {
+        let pair = Pair::start(setup);
+        for with_filter in [round % 2 == 1, round % 2 == 0] {
+            let m = pair.measure(with_filter, seconds, run);
+            if with_filter { fenced.push(m) } else { plain.push(m) }
+        }
+        admitted += pair.fenced.stats("pathfence.catalog.admitted").values().sum::<i64>();
+    }
+    let ratios: Vec<f64> = plain.iter().zip(&fenced).map(|(p, f)| f.throughput / p.throughput).collect();
+    let ratio = median(ratios.clone());
     let added = median(plain.iter().zip(&fenced).map(|(p, f)| f.p50_us - p.p50_us).collect());
     let cpu = median(plain.iter().zip(&fenced).map(|(p, f)| f.cpu_us - p.cpu_us).collect());
-    (summary(&plain), summary(&fenced), Deltas { ratio, added, cpu })
+    (summary(&plain), summary(&fenced), Deltas { ratio, added, cpu, ratios }, admitted)
 }
 
 /// Per-round differences, with filter against without, medianed over the rounds.
 struct Deltas {
     ratio: f64,
+    /// Every round's throughput ratio, printed so that the spread behind the median shows.
+    ratios: Vec<f64>,
     added: f64,
     cpu: f64,
 }
@@ -169,32 +224,40 @@ fn main() {
     let rounds: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(5).clamp(1, 20);
     let Some(bin) = envoy_bin("bench") else { std::process::exit(2) };
     let upstream = Upstream::start(None, |_| Duration::ZERO);
-    let plain = Envoy::start(&bin, upstream.port, None).unwrap();
     // PATHFENCE_BENCH_CONFIG swaps in another filter configuration, to see where the cost goes.
     let config = std::env::var("PATHFENCE_BENCH_CONFIG").unwrap_or_else(|_| CONFIG.to_string());
-    let fenced = Envoy::start(&bin, upstream.port, Some(&config)).unwrap();
+    // PATHFENCE_BENCH_AGAINST=<module.wasm> puts another build of the filter in place of "without filter", so that
+    // two builds are compared side by side: far more sensitive than two runs of the bench, on a shared machine.
+    let against = std::env::var_os("PATHFENCE_BENCH_AGAINST").map(std::path::PathBuf::from);
+    if let Some(module) = &against {
+        eprintln!("bench: \"without filter\" is the filter built as {}", module.display());
+    }
+    let setup = Setup { bin, upstream: upstream.port, config, against };
     eprintln!(
-        "bench: {rounds} rounds of {seconds} s per variant and load, Envoy --concurrency 2, \
-         {SATURATING_CONNECTIONS} connections closed-loop (saturating), {MODERATE_CONNECTIONS} connections paced (moderate)"
+        "bench: {rounds} rounds of {seconds} s per variant and load, each round on a fresh pair of Envoys \
+         (--concurrency 2), {SATURATING_CONNECTIONS} connections closed-loop (saturating), {MODERATE_CONNECTIONS} \
+         connections paced (moderate)"
     );
-    let envoy = |with_filter: bool| if with_filter { &fenced } else { &plain };
-    // One measurement, with Envoy's CPU time per request taken from /proc around it.
-    let measure = |with_filter: bool, run: &dyn Fn(u16) -> Measure| {
-        let e = envoy(with_filter);
-        let cpu = e.cpu_seconds();
-        let mut m = run(e.port);
-        let requests = m.throughput * seconds as f64;
-        m.cpu_us = (e.cpu_seconds() - cpu) * 1e6 / requests.max(1.0);
-        m
-    };
     let load_before = loadavg();
+    // With no traffic at all, what is left is the cost of the filter's tick (and Envoy's own timers).
+    let idle = |e: &Envoy| {
+        // Past start-up and the filter's first 100 ms at the busy pace.
+        thread::sleep(Duration::from_secs(1));
+        let cpu = e.cpu_seconds();
+        thread::sleep(Duration::from_secs(seconds));
+        (e.cpu_seconds() - cpu) * 1e3 / seconds as f64
+    };
+    let (idle_plain, idle_fenced) = {
+        let pair = Pair::start(&setup);
+        (idle(&pair.plain), idle(&pair.fenced))
+    };
 
-    let (sat_plain, sat_fenced, sat) = compare(rounds, |f| measure(f, &|port| saturating(port, seconds)));
+    let (sat_plain, sat_fenced, sat, sat_admitted) = compare(rounds, &setup, seconds, &|port| saturating(port, seconds));
     // Moderate: a quarter of what Envoy without the filter sustained.
     let rate = (sat_plain.throughput * 0.25).max(100.0);
-    let (mod_plain, mod_fenced, modr) = compare(rounds, |f| measure(f, &|port| moderate(port, seconds, rate)));
+    let (mod_plain, mod_fenced, modr, mod_admitted) =
+        compare(rounds, &setup, seconds, &|port| moderate(port, seconds, rate));
 
-    let admitted = fenced.stats("pathfence.catalog.admitted");
     println!();
     println!("| load               | variant        | throughput/s | p50 (us) | p99 (us) | Envoy CPU/req (us) | errors |");
     println!("|--------------------|----------------|-------------:|---------:|---------:|---------------:|-------:|");
@@ -213,8 +276,15 @@ fn main() {
             d.added,
             d.cpu
         );
+        let mut sorted = d.ratios.clone();
+        sorted.sort_by(f64::total_cmp);
+        let shown: Vec<String> = sorted.iter().map(|r| format!("{r:.3}")).collect();
+        println!("  {label}: the rounds' throughput ratios, sorted: {}", shown.join(" "));
     }
-    println!("filter admitted {:?} requests on path catalog", admitted.values().next());
+    println!(
+        "idle (no requests): Envoy CPU {idle_plain:.1} ms/s without the filter, {idle_fenced:.1} ms/s with it (its tick)"
+    );
+    println!("the filter admitted {} requests on path catalog", sat_admitted + mod_admitted);
     // Other work on the machine skews both variants; say how busy it was.
     println!("machine load average (1 min): {load_before} before, {} after, on {} cores", loadavg(), cores());
 }

@@ -121,6 +121,9 @@ pub fn bootstrap(port: u16, admin_port: u16, upstream: u16, filter: Option<(&Pat
             "listeners": [{
                 "name": "inbound",
                 "address": {"socket_address": {"address": "127.0.0.1", "port_value": port}},
+                // Connections spread evenly over the two workers: the kernel's accept order can leave one worker
+                // with most of a benchmark's keep-alive connections, and the run's throughput with it.
+                "connection_balance_config": {"exact_balance": {}},
                 "filter_chains": [{"filters": [{
                     "name": "envoy.filters.network.http_connection_manager",
                     "typed_config": {
@@ -153,10 +156,15 @@ pub fn bootstrap(port: u16, admin_port: u16, upstream: u16, filter: Option<(&Pat
 impl Envoy {
     /// Starts Envoy with `--concurrency 2`; `Err` carries its log if it exits or is not ready within 30 s.
     pub fn start(bin: &Path, upstream: u16, filter: Option<&str>) -> Result<Envoy, String> {
+        let wasm = wasm();
+        Envoy::start_with(bin, upstream, filter.map(|f| (wasm.as_path(), f)))
+    }
+
+    /// Starts Envoy with the given module and filter configuration, if any.
+    pub fn start_with(bin: &Path, upstream: u16, filter: Option<(&Path, &str)>) -> Result<Envoy, String> {
         let dir = scratch_dir();
         let (port, admin_port) = (free_port(), free_port());
-        let wasm = wasm();
-        let config = bootstrap(port, admin_port, upstream, filter.map(|f| (wasm.as_path(), f)));
+        let config = bootstrap(port, admin_port, upstream, filter);
         let config_path = dir.join("envoy.json");
         std::fs::write(&config_path, config).unwrap();
         let log = dir.join("envoy.log");
@@ -184,6 +192,13 @@ impl Envoy {
             thread::sleep(Duration::from_millis(100));
         }
         Err(format!("envoy not ready within 30 s:\n{}", envoy.log_text()))
+    }
+
+    /// Stops (`STOP`) or continues (`CONT`) the Envoy process. The benchmark stops the Envoy it is not measuring:
+    /// an idle Envoy still runs its timers, the filter's tick among them, and they take CPU from the other.
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill").arg(format!("-{signal}")).arg(self.child.id().to_string()).status();
+        assert!(status.is_ok_and(|s| s.success()), "kill -{signal} envoy failed");
     }
 
     /// CPU time (user + system) Envoy has used so far, from /proc; 0 where /proc is missing.
