@@ -24,16 +24,14 @@ impl<H: Host> Worker<H> {
             self.host.add(class, Metric::RejectedQueueFull, 1);
             return Decision::Reject { reservation: class };
         }
+        // Behind requests held earlier, even if the pause is over: the tick (at most 2 ms away, since requests are
+        // held) lets them through in order. Letting them through here could refuse one of them from inside this
+        // stream's callback, and Envoy would then stop this stream as well: a local reply stops the next iteration
+        // of the whole VM, not only of the stream it answers.
         self.held.push_back(context);
         self.requests.insert(context, Request { class, state: State::Held { since_ms: now } });
-        if others_held {
-            self.release_held(now, effects);
-        }
-        if let Some(Request { state: State::Held { .. }, .. }) = self.requests.get(&context) {
-            self.host.add(class, Metric::Paused, 1);
-            return Decision::Wait;
-        }
-        self.take_decision(context, effects)
+        self.host.add(class, Metric::Paused, 1);
+        Decision::Wait
     }
 
     fn pass_gate(&self, now: u64) -> Gate {

@@ -105,6 +105,9 @@ impl Run {
         self.next_context += 1;
         let mut fx = Vec::new();
         let decision = self.workers[w].on_request(context, class, &mut fx);
+        // A refusal sent from one stream's callback stops that stream too in Envoy (see held.rs).
+        let refused_other = fx.iter().any(|e| matches!(e, Effect::Reject { context: c, .. } if *c != context));
+        assert!(!refused_other, "the arrival of {context} refused another stream: {fx:?}");
         match decision {
             Decision::Continue => {
                 self.streams.insert(context, (w, class, Phase::Admitted));

@@ -282,9 +282,13 @@ fn a_request_arriving_after_the_pause_does_not_overtake_the_held_ones() {
     w.on_request(1, A, &mut fx);
     assert_eq!(w.on_request(2, A, &mut fx), Decision::Wait);
     host.advance(10);
-    // No tick ran yet: the newcomer queues behind request 2, which now passes and starts the next pause.
+    // The pause is over but no tick ran yet: the newcomer is held behind request 2, and its callback settles no
+    // other stream. The tick lets request 2 through, which starts the next pause.
     assert_eq!(w.on_request(3, A, &mut fx), Decision::Wait);
+    assert!(fx.is_empty(), "{fx:?}");
+    w.on_tick(&mut fx);
     assert_eq!(fx, vec![Effect::Resume { context: 2 }]);
+    assert!(w.tracks(3), "request 3 is held by the pause request 2 started");
 }
 
 #[test]
