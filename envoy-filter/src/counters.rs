@@ -94,20 +94,22 @@ pub fn try_acquire(store: &dyn SharedStore, key: &str, worker: u32, limit: u32) 
     Ok(Acquire::Contended)
 }
 
-/// Gives back `count` slots of `worker`; `Ok(false)` if contended. A worker never goes below zero, so a share
-/// that was reclaimed while the worker was thought gone is not released twice.
-pub fn release(store: &dyn SharedStore, key: &str, worker: u32, count: u32) -> Result<bool, HostError> {
+/// Gives back `count` slots of `worker`: how many left the shared count, or `None` if contended. A worker never
+/// goes below zero, so a share that was reclaimed while the worker was thought gone is not released twice, and
+/// the caller learns that fewer slots left than it gave back (the reclaim already took the rest off `active`).
+pub fn release(store: &dyn SharedStore, key: &str, worker: u32, count: u32) -> Result<Option<u32>, HostError> {
     for _ in 0..MAX_CAS_TRIES {
         let (mut shares, cas) = read(store, key)?;
         let Some(entry) = shares.iter_mut().find(|(w, _)| *w == worker) else {
-            return Ok(true);
+            return Ok(Some(0));
         };
-        entry.1 = entry.1.saturating_sub(count);
+        let left = entry.1.min(count);
+        entry.1 -= left;
         if store.set(key, &encode(&shares), token(cas))? {
-            return Ok(true);
+            return Ok(Some(left));
         }
     }
-    Ok(false)
+    Ok(None)
 }
 
 /// Removes the shares of every worker `is_gone` names and returns what was removed.
@@ -186,7 +188,7 @@ mod tests {
         assert_eq!(try_acquire(&s, "k", 2, 3).unwrap(), Acquire::Granted);
         assert_eq!(try_acquire(&s, "k", 2, 3).unwrap(), Acquire::Granted);
         assert_eq!(try_acquire(&s, "k", 1, 3).unwrap(), Acquire::Full);
-        assert!(release(&s, "k", 2, 1).unwrap());
+        assert_eq!(release(&s, "k", 2, 1).unwrap(), Some(1));
         assert_eq!(load(&s, "k").unwrap(), 2);
         assert_eq!(try_acquire(&s, "k", 1, 3).unwrap(), Acquire::Granted);
     }
@@ -195,8 +197,8 @@ mod tests {
     fn a_release_never_takes_another_workers_share() {
         let s = MemStore::default();
         try_acquire(&s, "k", 1, 9).unwrap();
-        assert!(release(&s, "k", 2, 1).unwrap());
-        assert!(release(&s, "k", 1, 5).unwrap());
+        assert_eq!(release(&s, "k", 2, 1).unwrap(), Some(0), "worker 2 has no share");
+        assert_eq!(release(&s, "k", 1, 5).unwrap(), Some(1), "worker 1 had one slot, not five");
         assert_eq!(load(&s, "k").unwrap(), 0);
     }
 
@@ -219,8 +221,8 @@ mod tests {
         s.fail_next_cas(3);
         assert_eq!(try_acquire(&s, "k", 1, 1).unwrap(), Acquire::Granted);
         s.fail_next_cas(MAX_CAS_TRIES);
-        assert!(!release(&s, "k", 1, 1).unwrap());
-        assert!(release(&s, "k", 1, 1).unwrap());
+        assert_eq!(release(&s, "k", 1, 1).unwrap(), None);
+        assert_eq!(release(&s, "k", 1, 1).unwrap(), Some(1));
     }
 
     #[test]

@@ -74,11 +74,13 @@ impl<H: Host> Worker<H> {
             return;
         }
         match counters::release(&self.host, &self.keys.inflight[pool], self.id, pending) {
-            Ok(true) => {
+            Ok(Some(left)) => {
                 self.pending_release[pool] = 0;
-                self.host.add(pool, Metric::Active, -i64::from(pending));
+                // Fewer than `pending` if another worker reclaimed this one's share while it stalled: the reclaim
+                // took those off `active` already.
+                self.host.add(pool, Metric::Active, -i64::from(left));
             }
-            Ok(false) => {}
+            Ok(None) => {}
             Err(e) => warn!("pathfence: releasing {pending} slot(s) failed, will retry: {e}"),
         }
     }

@@ -373,6 +373,25 @@ fn a_pause_holds_at_most_max_queue_requests_and_for_at_most_the_queue_timeout() 
 }
 
 #[test]
+fn a_worker_reclaimed_while_it_stalled_does_not_take_its_slots_off_active_twice() {
+    let host = MockHost::default();
+    let (mut stalled, mut alive) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    stalled.on_request(1, A, &mut fx);
+    stalled.on_request(2, A, &mut fx);
+    // The stalled worker misses its heartbeats past the lease; the other reclaims its two slots.
+    host.advance(11_000);
+    alive.on_tick(&mut fx);
+    assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (0, 0));
+    // It comes back: its requests end and their slots, already reclaimed, are given back on its tick.
+    stalled.on_stream_end(1, &mut fx);
+    stalled.on_stream_end(2, &mut fx);
+    stalled.on_tick(&mut fx);
+    assert_eq!(inflight(&host, "a"), 0);
+    assert_eq!(host.metric(A, Metric::Active), 0, "active went below zero: the reclaim had taken them off already");
+}
+
+#[test]
 fn reclaiming_a_worker_with_spare_and_retried_slots_leaves_active_at_zero() {
     let host = MockHost::default();
     let (mut gone, mut alive) = (worker(&host, ""), worker(&host, ""));
