@@ -40,8 +40,7 @@ impl Pace {
     /// After a tick, given whether work is left for later ticks; the new period if it changes.
     pub fn after_tick(&mut self, has_work: bool) -> Option<u64> {
         if has_work {
-            self.idle_ticks = 0;
-            return self.set_busy(true);
+            return self.after_event(true);
         }
         if self.busy {
             self.idle_ticks = self.idle_ticks.saturating_add(1);

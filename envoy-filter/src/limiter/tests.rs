@@ -22,6 +22,17 @@ fn worker(host: &MockHost, extra: &str) -> Worker<MockHost> {
     Worker::start(host.clone(), config(extra)).unwrap()
 }
 
+/// Two workers: w1 holds both of a's slots (requests 1 and 2), and request 3 waits for one on w2.
+fn a_full_on_w1_and_a_waiter_on_w2(host: &MockHost) -> (Worker<MockHost>, Worker<MockHost>) {
+    let (mut w1, mut w2) = (worker(host, ""), worker(host, ""));
+    let mut fx = Vec::new();
+    w1.on_request(1, A, &mut fx);
+    w1.on_request(2, A, &mut fx);
+    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
+    assert!(fx.is_empty());
+    (w1, w2)
+}
+
 fn inflight(host: &MockHost, name: &str) -> u64 {
     counters::load(host, &format!("{KEY_PREFIX}{name}.inflight")).unwrap()
 }
@@ -63,11 +74,8 @@ fn a_slot_freed_on_the_same_worker_goes_to_its_first_waiter_at_once() {
 #[test]
 fn a_slot_freed_while_another_worker_waits_goes_back_and_is_picked_up_on_its_tick() {
     let host = MockHost::default();
-    let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
+    let (mut w1, mut w2) = a_full_on_w1_and_a_waiter_on_w2(&host);
     let mut fx = Vec::new();
-    w1.on_request(1, A, &mut fx);
-    w1.on_request(2, A, &mut fx);
-    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
     // w1 has not looked at the other workers' waiters since w2's arrived: it keeps the slot as a spare until
     // its tick, which gives it back to the shared count.
     w1.on_stream_end(1, &mut fx);
@@ -331,11 +339,8 @@ fn a_busy_worker_does_not_starve_the_waiters_of_another_worker() {
 #[test]
 fn a_newcomer_does_not_overtake_a_waiter_on_another_worker() {
     let host = MockHost::default();
-    let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
+    let (mut w1, mut w2) = a_full_on_w1_and_a_waiter_on_w2(&host);
     let mut fx = Vec::new();
-    w1.on_request(1, A, &mut fx);
-    w1.on_request(2, A, &mut fx);
-    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
     host.advance(1);
     assert_eq!(w1.on_request(4, A, &mut fx), Decision::Wait);
     // The first slot freed goes to the earlier waiter, on the other worker, not to w1's own later one.
