@@ -3,9 +3,9 @@
 //! A tick costs Envoy a timer wake-up and an entry into the VM whether or not there is anything to do: on the
 //! bench machine, ticking every 2 ms on two workers cost about 40 ms of CPU per second with no traffic at all.
 //! So a worker ticks at the busy pace only while it has work a tick must do soon: requests waiting or held by a
-//! pause, spare slots or releases to give back, waiters to publish. Once it has had none for a while it slows to
-//! the idle pace, which still keeps its heartbeat and the reclaim on time; the first stream event that leaves work
-//! behind brings the busy pace back at once.
+//! pause, spare slots (kept only while requests arrive fast, see `limiter`) or releases to give back, waiters to
+//! publish. Once it has had none for a while it slows to the idle pace, which still keeps its heartbeat and the
+//! reclaim on time; the first stream event that leaves work behind brings the busy pace back at once.
 
 /// The pace while there is work: a waiter on another worker is resumed within about two of these.
 pub const BUSY_TICK_MS: u64 = 2;
