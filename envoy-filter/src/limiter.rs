@@ -28,10 +28,11 @@ pub const KEY_PREFIX: &str = "pathfence.v1.";
 const HEARTBEAT_EVERY_MS: u64 = 1000;
 const RECLAIM_EVERY_MS: u64 = 1000;
 /// Arrivals per millisecond on a worker from which it keeps freed slots as spares. A spare saves the next request
-/// a compare-and-swap on the shared count (three crossings into and out of the VM) but keeps the tick at its busy
-/// pace until it is given back, and a tick that wakes an idle Envoy worker cost it about 90 µs on the bench
-/// machine, an uncontended compare-and-swap about 4 µs. At 4 arrivals per millisecond a busy tick is shared by 8.
-const SPARES_FROM_ARRIVALS_PER_MS: u64 = 4;
+/// a compare-and-swap on the shared count when it takes a slot and another when it frees it (six crossings into
+/// and out of the VM, about 35 µs of Envoy's CPU on the bench machine under a light load), but keeps the tick at
+/// its busy pace until it is given back, and such a tick cost about 50 µs. From 1 arrival per millisecond a busy
+/// tick is shared by two requests or more, and spares pay.
+const SPARES_FROM_ARRIVALS_PER_MS: u64 = 1;
 /// The arrival rate is taken over at least this long, so that a tick soon after another does not decide it.
 const RATE_WINDOW_MS: u64 = 10;
 /// How long past its timeout another worker's waiter still counts as waiting: its worker refuses it on its
@@ -445,6 +446,11 @@ impl<H: Host> Worker<H> {
         } else {
             self.give_back(permit.pool, 1);
         }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn keeps_spares(&self) -> bool {
+        self.keep_spares
     }
 
     /// Decides from the arrival rate since the last decision whether freed slots are kept as spares.

@@ -48,7 +48,14 @@ struct Run {
     /// their part of `active` (a known limit, see the README).
     abandoned_local: i64,
     rng: Rng,
+    /// Whether a worker was seen, at the end of a phase, not keeping spares and keeping them: both ways of
+    /// releasing a slot must be exercised.
+    spares_seen: [bool; 2],
 }
+
+/// Steps per phase: in every other phase the clock runs slowly against arrivals and no worker is replaced, so that
+/// workers keep spares (a high arrival rate) in some phases and give freed slots straight back in the others.
+const PHASE_STEPS: usize = 500;
 
 fn config() -> Config {
     Config::parse(
@@ -76,6 +83,7 @@ impl Run {
             released: 0,
             abandoned_local: 0,
             rng: Rng(seed),
+            spares_seen: [false; 2],
         }
     }
 
@@ -209,14 +217,24 @@ impl Run {
 
     fn step(&mut self, step: usize) {
         let w = self.rng.below(2) as usize;
+        let fast = (step / PHASE_STEPS) % 2 == 1;
         match self.rng.below(100) {
             0..=39 => self.arrive(w),
             40..=61 => self.end(w, Phase::Admitted),
             62..=69 => self.end(w, Phase::Pending),
             70..=82 => self.tick(w),
+            83..=93 if fast => self.host.advance(1),
             83..=93 => self.host.advance(self.rng.below(8)),
             94..=98 => self.check_no_waiter_beside_a_free_slot(step),
+            // The reclaim waits out the lease, seconds of the clock: a fast phase has none.
+            _ if fast => self.tick(w),
             _ => self.replace_and_reclaim(w),
+        }
+        // At the end of each phase but the first (a new worker keeps spares until it has measured the rate).
+        if step >= PHASE_STEPS && step % PHASE_STEPS == PHASE_STEPS - 1 {
+            for worker in &self.workers {
+                self.spares_seen[usize::from(worker.keeps_spares())] = true;
+            }
         }
         self.check(step);
     }
@@ -249,6 +267,7 @@ fn two_workers_interleaved_at_random_keep_every_invariant() {
             run.step(step);
         }
         assert!(run.admitted > 500, "seed {seed}: too few admissions ({}) to prove anything", run.admitted);
+        assert_eq!(run.spares_seen, [true, true], "seed {seed}: workers must both keep spares and not");
         run.finish();
     }
 }

@@ -396,17 +396,19 @@ fn a_worker_reclaimed_while_it_stalled_does_not_take_its_slots_off_active_twice(
     assert_eq!(host.metric(A, Metric::Active), 0, "active went below zero: the reclaim had taken them off already");
 }
 
-/// Ends `n` requests of path b on `w`, `per_ms` of them per millisecond of the mock clock, ticking every 2 ms.
-fn traffic(host: &MockHost, w: &mut Worker<MockHost>, first_context: u32, n: u32, per_ms: u32) {
+/// Ends `n` requests of path b on `w`, `burst` of them every `gap_ms` of the mock clock, ticking every 2 ms.
+fn traffic(host: &MockHost, w: &mut Worker<MockHost>, first_context: u32, n: u32, burst: u32, gap_ms: u64) {
     let mut fx = Vec::new();
     for i in 0..n {
         let context = first_context + i;
         assert_eq!(w.on_request(context, B, &mut fx), Decision::Continue);
         w.on_stream_end(context, &mut fx);
-        if (i + 1) % per_ms == 0 {
-            host.advance(1);
-            if host.clock.get().is_multiple_of(2) {
-                w.on_tick(&mut fx);
+        if (i + 1) % burst == 0 {
+            for _ in 0..gap_ms {
+                host.advance(1);
+                if host.clock.get().is_multiple_of(2) {
+                    w.on_tick(&mut fx);
+                }
             }
         }
     }
@@ -417,12 +419,12 @@ fn traffic(host: &MockHost, w: &mut Worker<MockHost>, first_context: u32, n: u32
 fn at_a_low_arrival_rate_a_freed_slot_goes_straight_back_and_leaves_the_tick_idle() {
     let host = MockHost::default();
     let mut w = worker(&host, "");
-    traffic(&host, &mut w, 1, 40, 1);
+    traffic(&host, &mut w, 1, 20, 1, 3);
     let mut fx = Vec::new();
     assert_eq!(w.on_request(100, B, &mut fx), Decision::Continue);
     assert_eq!(inflight(&host, "b"), 1);
     w.on_stream_end(100, &mut fx);
-    assert_eq!(inflight(&host, "b"), 0, "no spare kept at 1 request per ms");
+    assert_eq!(inflight(&host, "b"), 0, "no spare kept at 1 request every 3 ms");
     assert_eq!(host.metric(B, Metric::Active), 0);
     assert!(!w.has_tick_work(), "nothing keeps the tick at the busy pace");
 }
@@ -432,12 +434,12 @@ fn at_a_high_arrival_rate_freed_slots_are_kept_as_spares_until_the_tick() {
     let host = MockHost::default();
     let mut w = worker(&host, "");
     // First slow, so that spares are off, then fast enough to bring them back.
-    traffic(&host, &mut w, 1, 40, 1);
-    traffic(&host, &mut w, 1000, 200, 10);
+    traffic(&host, &mut w, 1, 20, 1, 3);
+    traffic(&host, &mut w, 1000, 60, 2, 1);
     let mut fx = Vec::new();
     assert_eq!(w.on_request(2000, B, &mut fx), Decision::Continue);
     w.on_stream_end(2000, &mut fx);
-    assert_eq!(inflight(&host, "b"), 1, "kept as a spare at 10 requests per ms");
+    assert_eq!(inflight(&host, "b"), 1, "kept as a spare at 2 requests per ms");
     assert!(w.has_tick_work());
     let writes = host.store.writes();
     assert_eq!(w.on_request(2001, B, &mut fx), Decision::Continue);
