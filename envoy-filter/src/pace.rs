@@ -29,6 +29,10 @@ impl Default for Pace {
 }
 
 impl Pace {
+    pub fn is_busy(&self) -> bool {
+        self.busy
+    }
+
     pub fn period_ms(&self) -> u64 {
         if self.busy {
             BUSY_TICK_MS

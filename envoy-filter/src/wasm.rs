@@ -27,6 +27,7 @@ proxy_wasm::main! {{
             workers: RefCell::new(Workers::default()),
             ended_while_busy: RefCell::new(Vec::new()),
             pace: Cell::new(Pace::default()),
+            unflushed_ticks: Cell::new(0),
         };
         Box::new(Root { id, shared: Rc::new(shared) })
     });
@@ -157,15 +158,29 @@ impl Workers {
     }
 }
 
+/// Busy ticks between two flushes of the metric deltas (10 ms): every stat that changed costs a hostcall, and a
+/// tick under load saw several requests change `admitted` and `active`. At the idle pace every tick flushes.
+const FLUSH_EVERY_BUSY_TICKS: u32 = 5;
+
 struct Shared {
     workers: RefCell<Workers>,
     /// Streams that ended while the workers were borrowed (it should not happen: effects are carried out after
     /// letting go); the next tick releases them, so no slot is lost.
     ended_while_busy: RefCell<Vec<u32>>,
     pace: Cell<Pace>,
+    /// Busy ticks since the metrics were last flushed.
+    unflushed_ticks: Cell<u32>,
 }
 
 impl Shared {
+    /// Whether this tick flushes the metric deltas.
+    fn flush_due(&self) -> bool {
+        let ticks = self.unflushed_ticks.get() + 1;
+        let due = !self.pace.get().is_busy() || ticks >= FLUSH_EVERY_BUSY_TICKS;
+        self.unflushed_ticks.set(if due { 0 } else { ticks });
+        due
+    }
+
     /// Sets this thread's tick period to the pace the work left calls for.
     fn pace(&self, step: impl FnOnce(&mut Pace) -> Option<u64>) {
         let mut pace = self.pace.get();
@@ -306,16 +321,21 @@ impl RootContext for Root {
         };
         let mut acts = Vec::new();
         let mut has_work = true;
+        let flush = self.shared.flush_due();
         match self.shared.workers.try_borrow_mut() {
             Ok(mut guard) => {
                 let workers = &mut *guard;
                 for context in ended {
                     workers.end(context, &mut acts);
                 }
-                for worker in workers.current.iter_mut().chain(workers.retired.iter_mut()) {
+                // A retired worker flushes on every tick: it goes away with its last stream, and its deltas with it.
+                let current = workers.current.iter_mut().map(|w| (w, flush));
+                for (worker, flush) in current.chain(workers.retired.iter_mut().map(|w| (w, true))) {
                     let mut effects = Vec::new();
                     worker.on_tick(&mut effects);
-                    worker.host().flush_metrics();
+                    if flush {
+                        worker.host().flush_metrics();
+                    }
                     acts.extend(prepare(worker, effects));
                 }
                 // A retired worker stays until the last stream it admitted has ended.
