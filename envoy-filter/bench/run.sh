@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Benchmark of the filter's overhead (not a test): Envoy with and without the filter, side by side in one run,
-# at a moderate and a saturating load. Usage: envoy-filter/bench/run.sh [seconds per run, default 3] [rounds, default 5]
+# Benchmark of the filter's overhead (not a test): Envoy without a filter, with an empty proxy-wasm filter and with
+# PathFence, side by side in one run, at a moderate, a busy and a saturating load.
+# Usage: envoy-filter/bench/run.sh [seconds per run, default 3] [rounds, default 5]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 source "$here/../scripts/env.sh"
 "$here/../scripts/tools.sh"
 cd "$here"
 cargo build --release --locked --target wasm32-wasip1 --lib
-cargo run --locked --quiet -p pathfence-wasm-trim -- \
-  target/wasm32-wasip1/release/pathfence_envoy_filter.wasm target/pathfence_envoy_filter.wasm
+cargo build --release --locked --target wasm32-wasip1 -p pathfence-bench-empty-filter
+# Both trimmed the same way, so that Envoy enters each module for the same callbacks.
+trim() { cargo run --locked --quiet -p pathfence-wasm-trim -- "target/wasm32-wasip1/release/$1" "target/$2"; }
+trim pathfence_envoy_filter.wasm pathfence_envoy_filter.wasm
+trim pathfence_bench_empty_filter.wasm empty_filter.wasm
 exec cargo run --release --locked --example bench -- "$@"

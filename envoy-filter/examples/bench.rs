@@ -1,7 +1,8 @@
 //! Benchmark, not a test: requests through Envoy (`--concurrency 2`) to a loopback upstream that answers at
-//! once, with and without the filter, side by side in one run, at a moderate and at a saturating load.
+//! once, without a filter, with an empty proxy-wasm filter (the floor any Wasm filter pays) and with PathFence,
+//! side by side in one run, at a moderate, a busy and a saturating load.
 //!
-//! Run with `bench/run.sh [seconds per run] [rounds]` (or `cargo run --release --example bench -- ...`).
+//! Run with `bench/run.sh [seconds per run] [rounds]`, which builds both modules first.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../tests/support/mod.rs"]
@@ -26,7 +27,14 @@ const CONFIG: &str = r#"{
 }"#;
 const PATH: &str = "/catalog/item/42";
 const SATURATING_CONNECTIONS: usize = 32;
-const MODERATE_CONNECTIONS: usize = 16;
+/// The moderate load: 1000 requests per second on 16 connections, the load at which Istio reports its sidecar's
+/// added latency.
+const MODERATE_RATE: f64 = 1000.0;
+const PACED_CONNECTIONS: usize = 16;
+/// The busy load, as a share of what Envoy without a filter sustained: still below saturation, but enough that
+/// every added microsecond of CPU shows.
+const BUSY_SHARE: f64 = 0.25;
+const EMPTY_MODULE: &str = "target/empty_filter.wasm";
 
 struct Measure {
     /// Envoy's CPU time per request, in microseconds: far less sensitive to other work on the machine than
@@ -44,8 +52,8 @@ fn saturating(port: u16, seconds: u64) -> Measure {
 }
 
 /// Paced: `rate` requests per second spread over the connections, latency from each intended send time.
-fn moderate(port: u16, seconds: u64, rate: f64) -> Measure {
-    run(port, seconds, MODERATE_CONNECTIONS, Some(rate))
+fn paced(port: u16, seconds: u64, rate: f64) -> Measure {
+    run(port, seconds, PACED_CONNECTIONS, Some(rate))
 }
 
 fn run(port: u16, seconds: u64, connections: usize, rate: Option<f64>) -> Measure {
@@ -115,7 +123,7 @@ fn run(port: u16, seconds: u64, connections: usize, rate: Option<f64>) -> Measur
 
 fn row(load: &str, variant: &str, m: &Measure) {
     println!(
-        "| {load:<18} | {variant:<14} | {:>12.0} | {:>8.0} | {:>8.0} | {:>14.1} | {:>6} |",
+        "| {load:<18} | {variant:<16} | {:>12.0} | {:>8.0} | {:>8.0} | {:>14.1} | {:>6} |",
         m.throughput, m.p50_us, m.p99_us, m.cpu_us, m.errors
     );
 }
@@ -144,77 +152,115 @@ fn summary(runs: &[Measure]) -> Measure {
     }
 }
 
-/// What a round needs to start its two Envoys.
+/// The variants, in the order of a round's Envoys.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    Plain,
+    Empty,
+    Fence,
+}
+
+const VARIANTS: [Variant; 3] = [Variant::Plain, Variant::Empty, Variant::Fence];
+
+impl Variant {
+    fn label(self) -> &'static str {
+        match self {
+            Variant::Plain => "without filter",
+            Variant::Empty => "empty Wasm filter",
+            Variant::Fence => "PathFence",
+        }
+    }
+}
+
+/// What a round needs to start its Envoys.
 struct Setup {
     bin: std::path::PathBuf,
     upstream: u16,
     config: String,
+    empty: std::path::PathBuf,
     /// Another build of the filter in place of "without filter" (PATHFENCE_BENCH_AGAINST).
     against: Option<std::path::PathBuf>,
 }
 
-/// The two variants of one round, each in a fresh Envoy process. A process keeps its own speed for its life
-/// (where V8 placed the module's code, how the kernel placed its memory): two processes running the same module
-/// differed by a few per cent, so every round starts new ones and the median is taken over rounds.
-struct Pair {
-    plain: Envoy,
-    fenced: Envoy,
+/// The variants of one round, each in a fresh Envoy process. A process keeps its own speed for its life (where V8
+/// placed the module's code, how the kernel placed its memory): two processes running the same module differed
+/// by a few per cent, so every round starts new ones and the median is taken over rounds.
+struct Round {
+    envoys: Vec<Envoy>,
 }
 
-impl Pair {
-    fn start(setup: &Setup) -> Pair {
+impl Round {
+    fn start(setup: &Setup) -> Round {
         let against = setup.against.as_deref().map(|m| (m, setup.config.as_str()));
-        let plain = Envoy::start_with(&setup.bin, setup.upstream, against).unwrap();
-        let fenced = Envoy::start(&setup.bin, setup.upstream, Some(&setup.config)).unwrap();
-        Pair { plain, fenced }
+        let envoys = vec![
+            Envoy::start_with(&setup.bin, setup.upstream, against).unwrap(),
+            Envoy::start_with(&setup.bin, setup.upstream, Some((setup.empty.as_path(), "{}"))).unwrap(),
+            Envoy::start(&setup.bin, setup.upstream, Some(&setup.config)).unwrap(),
+        ];
+        Round { envoys }
     }
 
-    fn envoy(&self, with_filter: bool) -> &Envoy {
-        if with_filter {
-            &self.fenced
-        } else {
-            &self.plain
-        }
+    fn envoy(&self, variant: Variant) -> &Envoy {
+        &self.envoys[variant as usize]
     }
 
     /// One measurement, with Envoy's CPU time per request taken from /proc around it. Only the Envoy measured
-    /// runs: the other's timers (the filter's tick, if it has one) would take CPU from it.
-    fn measure(&self, with_filter: bool, seconds: u64, run: &dyn Fn(u16) -> Measure) -> Measure {
-        let e = self.envoy(with_filter);
-        self.envoy(!with_filter).signal("STOP");
+    /// runs: the others' timers (the filter's tick, if it has one) would take CPU from it.
+    fn measure(&self, variant: Variant, seconds: u64, run: &dyn Fn(u16) -> Measure) -> Measure {
+        let e = self.envoy(variant);
+        let others = VARIANTS.into_iter().filter(|v| *v != variant);
+        others.clone().for_each(|v| self.envoy(v).signal("STOP"));
         e.signal("CONT");
         let cpu = e.cpu_seconds();
         let mut m = run(e.port);
         let requests = m.throughput * seconds as f64;
         m.cpu_us = (e.cpu_seconds() - cpu) * 1e6 / requests.max(1.0);
-        self.envoy(!with_filter).signal("CONT");
+        others.for_each(|v| self.envoy(v).signal("CONT"));
         m
     }
 }
 
-/// Runs `rounds` rounds, each on a fresh pair of Envoys, alternating which variant goes first; returns
-/// (without, with, per-round differences, requests the filter admitted).
-fn compare(rounds: usize, setup: &Setup, seconds: u64, run: &dyn Fn(u16) -> Measure) -> (Measure, Measure, Deltas, i64) {
-    let (mut plain, mut fenced) = (Vec::new(), Vec::new());
-    let mut admitted = 0;
-    for round in 0..rounds {
-        let pair = Pair::start(setup);
-        for with_filter in [round % 2 == 1, round % 2 == 0] {
-            let m = pair.measure(with_filter, seconds, run);
-            if with_filter { fenced.push(m) } else { plain.push(m) }
-        }
-        // The filter reports its counters on its next tick.
-        thread::sleep(Duration::from_millis(20));
-        admitted += pair.fenced.stats("pathfence.catalog.admitted").values().sum::<i64>();
+/// Every variant's measurements of one load, a round each.
+struct Runs([Vec<Measure>; 3]);
+
+impl Runs {
+    fn of(&self, variant: Variant) -> &[Measure] {
+        &self.0[variant as usize]
     }
-    let ratios: Vec<f64> = plain.iter().zip(&fenced).map(|(p, f)| f.throughput / p.throughput).collect();
-    let ratio = median(ratios.clone());
-    let added = median(plain.iter().zip(&fenced).map(|(p, f)| f.p50_us - p.p50_us).collect());
-    let cpu = median(plain.iter().zip(&fenced).map(|(p, f)| f.cpu_us - p.cpu_us).collect());
-    (summary(&plain), summary(&fenced), Deltas { ratio, added, cpu, ratios }, admitted)
+
+    /// `variant` against `base`, medians of the per-round differences.
+    fn deltas(&self, variant: Variant, base: Variant) -> Deltas {
+        let pairs = || self.of(base).iter().zip(self.of(variant));
+        let ratios: Vec<f64> = pairs().map(|(b, v)| v.throughput / b.throughput).collect();
+        Deltas {
+            ratio: median(ratios.clone()),
+            ratios,
+            added: median(pairs().map(|(b, v)| v.p50_us - b.p50_us).collect()),
+            cpu: median(pairs().map(|(b, v)| v.cpu_us - b.cpu_us).collect()),
+        }
+    }
 }
 
-/// Per-round differences, with filter against without, medianed over the rounds.
+/// Runs `rounds` rounds, each on fresh Envoys, rotating which variant goes first; also returns the requests
+/// PathFence admitted, to show it was on the path.
+fn compare(rounds: usize, setup: &Setup, seconds: u64, run: &dyn Fn(u16) -> Measure) -> (Runs, i64) {
+    let mut runs = Runs([Vec::new(), Vec::new(), Vec::new()]);
+    let mut admitted = 0;
+    for round in 0..rounds {
+        let envoys = Round::start(setup);
+        for i in 0..VARIANTS.len() {
+            let variant = VARIANTS[(round + i) % VARIANTS.len()];
+            let m = envoys.measure(variant, seconds, run);
+            runs.0[variant as usize].push(m);
+        }
+        // The filter reports its counters on its next tick, at most 100 ms away once it idles.
+        thread::sleep(Duration::from_millis(150));
+        admitted += envoys.envoy(Variant::Fence).stats("pathfence.catalog.admitted").values().sum::<i64>();
+    }
+    (runs, admitted)
+}
+
+/// Per-round differences of one variant against another, medianed over the rounds.
 struct Deltas {
     ratio: f64,
     /// Every round's throughput ratio, printed so that the spread behind the median shows.
@@ -223,10 +269,33 @@ struct Deltas {
     cpu: f64,
 }
 
+fn verdict(load: &str, what: &str, d: &Deltas, targets: bool) {
+    let sorted = {
+        let mut r = d.ratios.clone();
+        r.sort_by(f64::total_cmp);
+        r.iter().map(|r| format!("{r:.3}")).collect::<Vec<_>>().join(" ")
+    };
+    let (loss_target, latency_target) = if targets { (", target <= 10 %", " (target <= 50 us)") } else { ("", "") };
+    println!(
+        "{load}, {what}: throughput ratio {:.3} ({:.1} % loss{loss_target}), added median latency {:.0} us{latency_target}, \
+         added Envoy CPU per request {:.1} us",
+        d.ratio,
+        (1.0 - d.ratio) * 100.0,
+        d.added,
+        d.cpu
+    );
+    println!("  rounds' throughput ratios, sorted: {sorted}");
+}
+
 fn main() {
     let seconds: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(3).clamp(1, 60);
     let rounds: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(5).clamp(1, 20);
     let Some(bin) = envoy_bin("bench") else { std::process::exit(2) };
+    let empty = crate_dir().join(EMPTY_MODULE);
+    if !empty.is_file() {
+        eprintln!("bench: {} is missing; run bench/run.sh, which builds it", empty.display());
+        std::process::exit(2);
+    }
     let upstream = Upstream::start(None, |_| Duration::ZERO);
     // PATHFENCE_BENCH_CONFIG swaps in another filter configuration, to see where the cost goes.
     let config = std::env::var("PATHFENCE_BENCH_CONFIG").unwrap_or_else(|_| CONFIG.to_string());
@@ -236,11 +305,11 @@ fn main() {
     if let Some(module) = &against {
         eprintln!("bench: \"without filter\" is the filter built as {}", module.display());
     }
-    let setup = Setup { bin, upstream: upstream.port, config, against };
+    let setup = Setup { bin, upstream: upstream.port, config, empty, against };
     eprintln!(
-        "bench: {rounds} rounds of {seconds} s per variant and load, each round on a fresh pair of Envoys \
-         (--concurrency 2), {SATURATING_CONNECTIONS} connections closed-loop (saturating), {MODERATE_CONNECTIONS} \
-         connections paced (moderate)"
+        "bench: {rounds} rounds of {seconds} s per variant and load, each round on fresh Envoys (--concurrency 2); \
+         moderate {MODERATE_RATE}/s and busy loads paced on {PACED_CONNECTIONS} connections, saturating \
+         {SATURATING_CONNECTIONS} connections in a closed loop"
     );
     let load_before = loadavg();
     // With no traffic at all, what is left is the cost of the filter's tick (and Envoy's own timers).
@@ -251,44 +320,41 @@ fn main() {
         thread::sleep(Duration::from_secs(seconds));
         (e.cpu_seconds() - cpu) * 1e3 / seconds as f64
     };
-    let (idle_plain, idle_fenced) = {
-        let pair = Pair::start(&setup);
-        (idle(&pair.plain), idle(&pair.fenced))
+    let idle_cpu: Vec<f64> = {
+        let round = Round::start(&setup);
+        VARIANTS.iter().map(|v| idle(round.envoy(*v))).collect()
     };
 
-    let (sat_plain, sat_fenced, sat, sat_admitted) = compare(rounds, &setup, seconds, &|port| saturating(port, seconds));
-    // Moderate: a quarter of what Envoy without the filter sustained.
-    let rate = (sat_plain.throughput * 0.25).max(100.0);
-    let (mod_plain, mod_fenced, modr, mod_admitted) =
-        compare(rounds, &setup, seconds, &|port| moderate(port, seconds, rate));
+    let (saturated, sat_admitted) = compare(rounds, &setup, seconds, &|port| saturating(port, seconds));
+    let busy_rate = (summary(saturated.of(Variant::Plain)).throughput * BUSY_SHARE).max(MODERATE_RATE);
+    let (busy, busy_admitted) = compare(rounds, &setup, seconds, &|port| paced(port, seconds, busy_rate));
+    let (moderate, mod_admitted) = compare(rounds, &setup, seconds, &|port| paced(port, seconds, MODERATE_RATE));
 
     println!();
-    println!("| load               | variant        | throughput/s | p50 (us) | p99 (us) | Envoy CPU/req (us) | errors |");
-    println!("|--------------------|----------------|-------------:|---------:|---------:|---------------:|-------:|");
-    let moderate_label = format!("moderate {rate:.0}/s");
-    row(&moderate_label, "without filter", &mod_plain);
-    row(&moderate_label, "with filter", &mod_fenced);
-    row("saturating", "without filter", &sat_plain);
-    row("saturating", "with filter", &sat_fenced);
+    println!("| load               | variant          | throughput/s | p50 (us) | p99 (us) | Envoy CPU/req (us) | errors |");
+    println!("|--------------------|------------------|-------------:|---------:|---------:|---------------:|-------:|");
+    let loads = [
+        (format!("moderate {MODERATE_RATE:.0}/s"), &moderate),
+        (format!("busy {busy_rate:.0}/s"), &busy),
+        ("saturating".to_string(), &saturated),
+    ];
+    for (label, runs) in &loads {
+        for v in VARIANTS {
+            row(label, v.label(), &summary(runs.of(v)));
+        }
+    }
     println!();
-    for (label, d) in [("moderate", &modr), ("saturating", &sat)] {
-        println!(
-            "{label}: throughput with/without = {:.3} ({:.1} % loss, target <= 10 %), added median latency = {:.0} us \
-             (target <= 50 us), added Envoy CPU per request = {:.1} us  [medians of per-round differences]",
-            d.ratio,
-            (1.0 - d.ratio) * 100.0,
-            d.added,
-            d.cpu
-        );
-        let mut sorted = d.ratios.clone();
-        sorted.sort_by(f64::total_cmp);
-        let shown: Vec<String> = sorted.iter().map(|r| format!("{r:.3}")).collect();
-        println!("  {label}: the rounds' throughput ratios, sorted: {}", shown.join(" "));
+    println!("Medians of per-round differences; the targets are PathFence's against no filter.");
+    for (label, runs) in &loads {
+        verdict(label, "PathFence against no filter", &runs.deltas(Variant::Fence, Variant::Plain), true);
+        verdict(label, "empty filter against no filter (the Wasm floor)", &runs.deltas(Variant::Empty, Variant::Plain), false);
+        verdict(label, "PathFence against the empty filter (the fence's own cost)", &runs.deltas(Variant::Fence, Variant::Empty), false);
     }
     println!(
-        "idle (no requests): Envoy CPU {idle_plain:.1} ms/s without the filter, {idle_fenced:.1} ms/s with it (its tick)"
+        "idle (no requests), Envoy CPU in ms/s: {:.1} without a filter, {:.1} with the empty filter, {:.1} with PathFence",
+        idle_cpu[0], idle_cpu[1], idle_cpu[2]
     );
-    println!("the filter admitted {} requests on path catalog", sat_admitted + mod_admitted);
-    // Other work on the machine skews both variants; say how busy it was.
+    println!("PathFence admitted {} requests on path catalog", sat_admitted + busy_admitted + mod_admitted);
+    // Other work on the machine skews every variant; say how busy it was.
     println!("machine load average (1 min): {load_before} before, {} after, on {} cores", loadavg(), cores());
 }
