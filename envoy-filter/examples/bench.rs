@@ -344,6 +344,9 @@ fn main() {
         }
     }
     println!();
+    if let Some(module) = &setup.against {
+        println!("\"without filter\" is the build {} (PATHFENCE_BENCH_AGAINST)", module.display());
+    }
     println!("Medians of per-round differences; the targets are PathFence's against no filter.");
     for (label, runs) in &loads {
         verdict(label, "PathFence against no filter", &runs.deltas(Variant::Fence, Variant::Plain), true);

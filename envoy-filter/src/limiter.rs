@@ -9,7 +9,10 @@
 //! (on its tick, at the latest) that another worker has waiters, a newcomer never goes ahead of them, and a freed
 //! slot goes to this worker's first waiter only if no other worker's waiter arrived earlier (see
 //! [`crate::waiting`]). Until then, for at most a tick, newcomers here may go ahead of a waiter elsewhere; that is
-//! the price of not reading the other workers' waiters on every request.
+//! the price of not reading the other workers' waiters on every request. A tick is 2 ms while this worker has work
+//! for it, but up to 100 ms at the idle pace, which a worker keeps under a light load (below 1 request per ms, no
+//! spares): there the first sight of another worker's waiters can take that long. From then on the worker ticks
+//! every 2 ms until they are served.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -29,7 +32,7 @@ const HEARTBEAT_EVERY_MS: u64 = 1000;
 const RECLAIM_EVERY_MS: u64 = 1000;
 /// Arrivals per millisecond on a worker from which it keeps freed slots as spares. A spare saves the next request
 /// a compare-and-swap on the shared count when it takes a slot and another when it frees it (six crossings into
-/// and out of the VM, about 35 µs of Envoy's CPU on the bench machine under a light load), but keeps the tick at
+/// and out of the VM, about 30 µs of Envoy's CPU on the bench machine under a light load), but keeps the tick at
 /// its busy pace until it is given back, and such a tick cost about 50 µs. From 1 arrival per millisecond a busy
 /// tick is shared by two requests or more, and spares pay.
 const SPARES_FROM_ARRIVALS_PER_MS: u64 = 1;
@@ -134,6 +137,8 @@ impl<H: Host> Worker<H> {
             .and_then(|id| u32::try_from(id).ok())
             .ok_or_else(|| HostError("could not take a worker id".to_string()))?;
         let n = config.reservations.len();
+        // Unknown until the first read: assumed, for the bounded paths (nobody ever waits for an unbounded one).
+        let others_waited = config.reservations.iter().map(|r| r.max_concurrency.is_some()).collect();
         let mut worker = Worker {
             host,
             config,
@@ -149,7 +154,7 @@ impl<H: Host> Worker<H> {
             keep_spares: true,
             arrivals: 0,
             rate_since_ms: 0,
-            others_waited: vec![true; n],
+            others_waited,
             last_heartbeat_ms: 0,
             last_reclaim_ms: 0,
         };
@@ -194,6 +199,9 @@ impl<H: Host> Worker<H> {
             || self.queues.iter().any(|q| !q.is_empty())
             || self.spare.iter().chain(&self.pending_release).any(|n| *n > 0)
             || self.unpublished.iter().any(|u| *u)
+            // While others wait, every tick reads their waiters again, so that newcomers here stop queueing behind
+            // them once they are served.
+            || self.others_waited.iter().any(|w| *w)
     }
 
     /// Slots of `pool` this worker holds in the shared count without a request on them (spares, and
@@ -207,7 +215,10 @@ impl<H: Host> Worker<H> {
         if class >= self.config.reservations.len() || self.requests.contains_key(&context) {
             return Decision::Continue;
         }
-        self.arrivals = self.arrivals.saturating_add(1);
+        // Only requests that take a slot of the shared count could use a spare.
+        if self.config.reservations[class].max_concurrency.is_some() {
+            self.arrivals = self.arrivals.saturating_add(1);
+        }
         let decision = if self.pauses(class) {
             self.through_pause(context, class, effects)
         } else {
@@ -455,7 +466,13 @@ impl<H: Host> Worker<H> {
 
     /// Decides from the arrival rate since the last decision whether freed slots are kept as spares.
     fn measure_arrival_rate(&mut self, now: u64) {
-        let elapsed = now.saturating_sub(self.rate_since_ms);
+        if now < self.rate_since_ms {
+            // The clock stepped back: start a new window rather than wait for it to catch up.
+            self.rate_since_ms = now;
+            self.arrivals = 0;
+            return;
+        }
+        let elapsed = now - self.rate_since_ms;
         if elapsed < RATE_WINDOW_MS {
             return;
         }

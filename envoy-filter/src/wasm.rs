@@ -40,7 +40,7 @@ fn host_error(what: &str, status: Status) -> HostError {
 /// The host as seen from one worker thread: hostcalls plus the ids of the metrics defined at configure time.
 struct EnvoyHost {
     metric_ids: Vec<[Option<u32>; 6]>,
-    /// Metric deltas gathered between ticks: one hostcall per changed stat per tick instead of three per request.
+    /// Metric deltas gathered between flushes: one hostcall per changed stat per flush instead of three per request.
     pending: RefCell<Vec<[i64; 6]>>,
 }
 
@@ -338,8 +338,9 @@ impl RootContext for Root {
                     }
                     acts.extend(prepare(worker, effects));
                 }
-                // A retired worker stays until the last stream it admitted has ended.
-                workers.retired.retain(|w| w.tracked() > 0);
+                // A retired worker stays until the last stream it admitted has ended and its tick has nothing left
+                // to do (a release still to be retried would otherwise wait for the reclaim).
+                workers.retired.retain(|w| w.tracked() > 0 || w.has_tick_work());
                 has_work = workers.has_tick_work();
             }
             Err(_) => warn!("pathfence: workers busy on tick; skipped"),

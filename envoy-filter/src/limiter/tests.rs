@@ -398,10 +398,14 @@ fn a_worker_reclaimed_while_it_stalled_does_not_take_its_slots_off_active_twice(
 
 /// Ends `n` requests of path b on `w`, `burst` of them every `gap_ms` of the mock clock, ticking every 2 ms.
 fn traffic(host: &MockHost, w: &mut Worker<MockHost>, first_context: u32, n: u32, burst: u32, gap_ms: u64) {
+    traffic_of(B, host, w, first_context, n, burst, gap_ms);
+}
+
+fn traffic_of(class: usize, host: &MockHost, w: &mut Worker<MockHost>, first_context: u32, n: u32, burst: u32, gap_ms: u64) {
     let mut fx = Vec::new();
     for i in 0..n {
         let context = first_context + i;
-        assert_eq!(w.on_request(context, B, &mut fx), Decision::Continue);
+        assert_eq!(w.on_request(context, class, &mut fx), Decision::Continue);
         w.on_stream_end(context, &mut fx);
         if (i + 1) % burst == 0 {
             for _ in 0..gap_ms {
@@ -447,6 +451,48 @@ fn at_a_high_arrival_rate_freed_slots_are_kept_as_spares_until_the_tick() {
     w.on_stream_end(2001, &mut fx);
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "b"), 0);
+}
+
+#[test]
+fn requests_of_an_unbounded_path_do_not_count_towards_the_rate_for_spares() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    traffic(&host, &mut w, 1, 20, 1, 3);
+    // Local requests (unbounded here) at 2 per ms never touch a shared count; they could not use a spare.
+    traffic_of(LOCAL, &host, &mut w, 100, 60, 2, 1);
+    let mut fx = Vec::new();
+    assert_eq!(w.on_request(1000, B, &mut fx), Decision::Continue);
+    w.on_stream_end(1000, &mut fx);
+    assert_eq!(inflight(&host, "b"), 0, "no spare: b itself arrives slowly");
+}
+
+#[test]
+fn a_clock_that_steps_back_starts_a_new_rate_window() {
+    let host = MockHost::default();
+    host.clock.set(1_000_000);
+    let mut w = worker(&host, "");
+    traffic(&host, &mut w, 1, 60, 2, 1);
+    assert!(w.keeps_spares());
+    host.clock.set(host.clock.get() - 1000);
+    traffic(&host, &mut w, 100, 20, 1, 3);
+    assert!(!w.keeps_spares(), "the slow traffic after the step was measured, not waited out");
+}
+
+#[test]
+fn a_worker_that_has_seen_waiters_elsewhere_keeps_ticking_at_the_busy_pace_until_they_are_served() {
+    let host = MockHost::default();
+    let (mut w1, mut w2) = a_full_on_w1_and_a_waiter_on_w2(&host);
+    let mut fx = Vec::new();
+    // w1 gives its slots back straight away (no spares), so only w2's waiter can keep w1's tick busy.
+    host.advance(20);
+    w1.on_tick(&mut fx);
+    assert!(!w1.keeps_spares());
+    assert!(w1.has_tick_work(), "w2's waiter is work for w1's tick: newcomers on w1 must queue behind it");
+    w1.on_stream_end(1, &mut fx);
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+    w1.on_tick(&mut fx);
+    assert!(!w1.has_tick_work(), "nobody waits any more");
 }
 
 #[test]
