@@ -257,11 +257,10 @@ impl<H: Host> Worker<H> {
             self.reclaim(now);
         }
         self.measure_arrival_rate(now);
-        for class in 0..self.queues.len() {
-            if self.config.reservations[class].max_concurrency.is_some() {
-                self.others_waiting(class);
-            }
-        }
+        // Read once per tick, and handed to the drains below rather than read again.
+        let mut others: Vec<Option<Vec<Waiters>>> = (0..self.queues.len())
+            .map(|class| self.config.reservations[class].max_concurrency.is_some().then(|| self.others_waiting(class)))
+            .collect();
         for pool in 0..self.spare.len() {
             self.give_back_spares(pool);
         }
@@ -272,9 +271,9 @@ impl<H: Host> Worker<H> {
         }
         // The local path first: it has priority over the others (Algorithm 1).
         let local = self.config.local();
-        self.drain(local, effects);
-        for class in 0..local {
-            self.drain(class, effects);
+        self.drain(local, others[local].take(), effects);
+        for (class, others) in others.into_iter().enumerate().take(local) {
+            self.drain(class, others, effects);
         }
         self.publish_waiting();
     }
@@ -340,7 +339,7 @@ impl<H: Host> Worker<H> {
         self.unpublished[class] = true;
         self.requests.insert(context, Request { class, state: State::Waiting { since_ms } });
         self.host.add(class, Metric::Queued, 1);
-        self.drain(class, effects);
+        self.drain(class, None, effects);
         self.take_decision(context, effects)
     }
 
@@ -359,12 +358,16 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Resumes waiters of `class` while slots can be had and no other worker's waiter came first.
-    fn drain(&mut self, class: usize, effects: &mut Vec<Effect>) {
+    /// Resumes waiters of `class` while slots can be had and no other worker's waiter came first. `others` is
+    /// the other workers' waiters if the caller has just read them.
+    fn drain(&mut self, class: usize, others: Option<Vec<Waiters>>, effects: &mut Vec<Effect>) {
         if self.queues[class].is_empty() {
             return;
         }
-        let others = self.others_waiting(class);
+        let others = match others {
+            Some(others) => others,
+            None => self.others_waiting(class),
+        };
         let live_since_ms = self.live_since(class, &others);
         while let Some(&context) = self.queues[class].front() {
             let older = waiting::older_than(&others, self.since(context), live_since_ms);
