@@ -9,10 +9,10 @@
 //! (on its tick, at the latest) that another worker has waiters, a newcomer never goes ahead of them, and a freed
 //! slot goes to this worker's first waiter only if no other worker's waiter arrived earlier (see
 //! [`crate::waiting`]). Until then, for at most a tick, newcomers here may go ahead of a waiter elsewhere; that is
-//! the price of not reading the other workers' waiters on every request. A tick is 2 ms while this worker has work
-//! for it, but up to 100 ms at the idle pace, which a worker keeps under a light load (below 1 request per ms, no
-//! spares): there the first sight of another worker's waiters can take that long. From then on the worker ticks
-//! every 2 ms until they are served.
+//! the price of not reading the other workers' waiters on every request. A tick is 2 ms while requests wait or are
+//! held here, 5 ms while this worker only holds spare slots (under load), and up to 100 ms at the idle pace, which
+//! a worker keeps under a light load (below 1 request per ms, no spares): there the first sight of another
+//! worker's waiters can take that long. From then on the worker ticks every 2 ms until they are served.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -21,6 +21,7 @@ use log::warn;
 use crate::config::Config;
 use crate::counters;
 use crate::host::{Host, HostError, Metric};
+use crate::pace::TickWork;
 use crate::waiting::{self, Waiters};
 
 mod held;
@@ -33,8 +34,8 @@ const RECLAIM_EVERY_MS: u64 = 1000;
 /// Arrivals per millisecond on a worker from which it keeps freed slots as spares. A spare saves the next request
 /// a compare-and-swap on the shared count when it takes a slot and another when it frees it (six crossings into
 /// and out of the VM, about 30 µs of Envoy's CPU on the bench machine under a light load), but keeps the tick at
-/// its busy pace until it is given back, and such a tick cost about 50 µs. From 1 arrival per millisecond a busy
-/// tick is shared by two requests or more, and spares pay.
+/// the spares pace until it is given back, and such a tick cost about 50 µs. From 1 arrival per millisecond a tick
+/// is shared by five requests or more, and spares pay.
 const SPARES_FROM_ARRIVALS_PER_MS: u64 = 1;
 /// The arrival rate is taken over at least this long, so that a tick soon after another does not decide it.
 const RATE_WINDOW_MS: u64 = 10;
@@ -192,16 +193,27 @@ impl<H: Host> Worker<H> {
         self.queues.get(class).map_or(0, VecDeque::len)
     }
 
-    /// Whether a tick has something to do soon: requests waiting or held, slots to give back, waiters to publish.
-    /// Without any, the worker may tick at the idle pace (see [`crate::pace`]).
-    pub fn has_tick_work(&self) -> bool {
-        !self.held.is_empty()
+    /// What this worker's next tick has to do, which sets how soon it comes (see [`crate::pace`]).
+    pub fn tick_work(&self) -> TickWork {
+        let prompt = !self.held.is_empty()
             || self.queues.iter().any(|q| !q.is_empty())
-            || self.spare.iter().chain(&self.pending_release).any(|n| *n > 0)
+            || self.pending_release.iter().any(|n| *n > 0)
             || self.unpublished.iter().any(|u| *u)
             // While others wait, every tick reads their waiters again, so that newcomers here stop queueing behind
             // them once they are served.
-            || self.others_waited.iter().any(|w| *w)
+            || self.others_waited.iter().any(|w| *w);
+        if prompt {
+            TickWork::Prompt
+        } else if self.spare.iter().any(|n| *n > 0) {
+            TickWork::Spares
+        } else {
+            TickWork::None
+        }
+    }
+
+    /// Whether a tick has anything to do beyond the heartbeat and the reclaim.
+    pub fn has_tick_work(&self) -> bool {
+        self.tick_work() != TickWork::None
     }
 
     /// Slots of `pool` this worker holds in the shared count without a request on them (spares, and

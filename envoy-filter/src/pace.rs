@@ -1,75 +1,98 @@
 //! How often a worker ticks.
 //!
-//! A tick costs Envoy a timer wake-up and an entry into the VM whether or not there is anything to do: on the
-//! bench machine, ticking every 2 ms on two workers cost about 40 ms of CPU per second with no traffic at all.
-//! So a worker ticks at the busy pace only while it has work a tick must do soon: requests waiting or held by a
-//! pause, spare slots (kept only while requests arrive fast, see `limiter`) or releases to give back, waiters to
-//! publish. Once it has had none for a while it slows to the idle pace, which still keeps its heartbeat and the
-//! reclaim on time; the first stream event that leaves work behind brings the busy pace back at once.
+//! A tick costs Envoy a timer wake-up, an entry into the VM and several hostcalls whether or not there is anything
+//! to do: on the bench machine, ticking every 2 ms on two workers cost about 40 ms of CPU per second with no traffic
+//! at all, and about 2 µs of Envoy's CPU per request at saturation. So a worker ticks only as often as its most
+//! pressing work calls for ([`TickWork`]): every 2 ms while requests wait or are held, here or on another worker
+//! it has seen; every 5 ms while all it has are spare slots; every 100 ms otherwise, which still keeps its
+//! heartbeat and the reclaim on time. A stream event that leaves more pressing work brings the faster pace back
+//! at once; the pace slows down only after 100 ms with less to do, so that a trickle of requests does not reset
+//! the timer on every tick.
 
-/// The pace while there is work: a waiter on another worker is resumed within about two of these.
-pub const BUSY_TICK_MS: u64 = 2;
+/// What a worker's next tick has to do, from the least to the most pressing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TickWork {
+    /// Heartbeat and reclaim only.
+    None,
+    /// Spare slots to give back. They keep another worker's waiters from a slot only until this worker's next
+    /// tick, which reads those waiters and from then on ticks at the prompt pace.
+    Spares,
+    /// Requests waiting or held (here, or seen on another worker), releases to retry, waiters to publish.
+    Prompt,
+}
+
+/// The pace while requests wait: a waiter on another worker is resumed within about two of these.
+pub const PROMPT_TICK_MS: u64 = 2;
+/// The pace with spare slots and nobody waiting anywhere this worker has seen. A waiter that appears on another
+/// worker meanwhile waits at most this long, plus a prompt tick of its own worker, for a spare parked here.
+pub const SPARES_TICK_MS: u64 = 5;
 /// The pace with nothing to do; well under the heartbeat interval, see [`crate::config::MIN_WORKER_LEASE_MS`].
 pub const IDLE_TICK_MS: u64 = 100;
-/// Busy ticks in a row with nothing to do before slowing down (100 ms), so that a trickle of requests does not
-/// reset the timer on every tick.
-const IDLE_TICKS_BEFORE_SLOWING: u32 = 50;
+/// How long a worker keeps a pace after the last work that called for it.
+const SLOW_DOWN_AFTER_MS: u64 = 100;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pace {
-    busy: bool,
-    idle_ticks: u32,
+    /// The work this pace is for.
+    level: TickWork,
+    /// Time ticked at this pace since work of its level was last seen.
+    calm_ms: u64,
 }
 
 impl Default for Pace {
-    /// A new worker starts at the busy pace.
+    /// A new worker starts at the prompt pace.
     fn default() -> Pace {
-        Pace { busy: true, idle_ticks: 0 }
+        Pace { level: TickWork::Prompt, calm_ms: 0 }
     }
 }
 
 impl Pace {
-    pub fn is_busy(&self) -> bool {
-        self.busy
+    pub fn is_idle(&self) -> bool {
+        self.level == TickWork::None
     }
 
     pub fn period_ms(&self) -> u64 {
-        if self.busy {
-            BUSY_TICK_MS
-        } else {
-            IDLE_TICK_MS
-        }
+        period_ms(self.level)
     }
 
-    /// After a tick, given whether work is left for later ticks; the new period if it changes.
-    pub fn after_tick(&mut self, has_work: bool) -> Option<u64> {
-        if has_work {
-            return self.after_event(true);
+    /// After a tick, given the work left for later ticks; the new period if it changes.
+    pub fn after_tick(&mut self, work: TickWork) -> Option<u64> {
+        if work >= self.level {
+            return self.after_event(work);
         }
-        if self.busy {
-            self.idle_ticks = self.idle_ticks.saturating_add(1);
-            if self.idle_ticks >= IDLE_TICKS_BEFORE_SLOWING {
-                return self.set_busy(false);
-            }
+        self.calm_ms = self.calm_ms.saturating_add(self.period_ms());
+        if self.calm_ms >= SLOW_DOWN_AFTER_MS {
+            return self.set(work);
         }
         None
     }
 
-    /// After a stream event, given whether it left work for the tick; the new period if it changes.
-    pub fn after_event(&mut self, has_work: bool) -> Option<u64> {
-        if has_work {
-            self.idle_ticks = 0;
-            return self.set_busy(true);
-        }
-        None
-    }
-
-    fn set_busy(&mut self, busy: bool) -> Option<u64> {
-        if self.busy == busy {
+    /// After a stream event, given the work it left for the tick; the new period if it changes. An event never
+    /// slows the pace down.
+    pub fn after_event(&mut self, work: TickWork) -> Option<u64> {
+        if work < self.level {
             return None;
         }
-        self.busy = busy;
-        Some(self.period_ms())
+        self.calm_ms = 0;
+        if work == self.level {
+            return None;
+        }
+        self.set(work)
+    }
+
+    fn set(&mut self, level: TickWork) -> Option<u64> {
+        let before = self.period_ms();
+        self.level = level;
+        self.calm_ms = 0;
+        (self.period_ms() != before).then(|| self.period_ms())
+    }
+}
+
+fn period_ms(level: TickWork) -> u64 {
+    match level {
+        TickWork::Prompt => PROMPT_TICK_MS,
+        TickWork::Spares => SPARES_TICK_MS,
+        TickWork::None => IDLE_TICK_MS,
     }
 }
 
@@ -77,36 +100,55 @@ impl Pace {
 mod tests {
     use super::*;
 
-    #[test]
-    fn slows_down_only_after_a_run_of_idle_ticks() {
-        let mut pace = Pace::default();
-        for _ in 1..IDLE_TICKS_BEFORE_SLOWING {
-            assert_eq!(pace.after_tick(false), None);
+    /// Ticks at the current pace with `work` left after each, until the pace changes or `max` ticks went by;
+    /// the time that took and the new period.
+    fn tick_until_change(pace: &mut Pace, work: TickWork, max: u32) -> (u64, Option<u64>) {
+        let mut elapsed = 0;
+        for _ in 0..max {
+            elapsed += pace.period_ms();
+            if let Some(period) = pace.after_tick(work) {
+                return (elapsed, Some(period));
+            }
         }
-        assert_eq!(pace.after_tick(false), Some(IDLE_TICK_MS));
-        assert_eq!(pace.after_tick(false), None, "already idle");
-        assert_eq!(pace.period_ms(), IDLE_TICK_MS);
+        (elapsed, None)
     }
 
     #[test]
-    fn work_left_by_a_stream_brings_the_busy_pace_back_at_once() {
+    fn with_nothing_to_do_the_prompt_pace_slows_to_idle_after_100_ms() {
         let mut pace = Pace::default();
-        (0..IDLE_TICKS_BEFORE_SLOWING).for_each(|_| {
-            pace.after_tick(false);
-        });
-        assert_eq!(pace.after_event(false), None, "an event that leaves nothing to do changes nothing");
-        assert_eq!(pace.after_event(true), Some(BUSY_TICK_MS));
-        assert_eq!(pace.after_event(true), None, "already busy");
+        assert_eq!(pace.period_ms(), PROMPT_TICK_MS);
+        assert_eq!(tick_until_change(&mut pace, TickWork::None, 1000), (SLOW_DOWN_AFTER_MS, Some(IDLE_TICK_MS)));
+        assert!(pace.is_idle());
+        assert_eq!(pace.after_tick(TickWork::None), None, "already idle");
     }
 
     #[test]
-    fn any_work_restarts_the_idle_run() {
+    fn spares_alone_slow_the_prompt_pace_to_the_spares_pace_not_to_idle() {
         let mut pace = Pace::default();
-        for _ in 0..IDLE_TICKS_BEFORE_SLOWING - 1 {
-            pace.after_tick(false);
+        assert_eq!(tick_until_change(&mut pace, TickWork::Spares, 1000), (SLOW_DOWN_AFTER_MS, Some(SPARES_TICK_MS)));
+        assert_eq!(tick_until_change(&mut pace, TickWork::Spares, 1000).1, None, "spares keep the spares pace");
+        assert_eq!(tick_until_change(&mut pace, TickWork::None, 1000), (SLOW_DOWN_AFTER_MS, Some(IDLE_TICK_MS)));
+    }
+
+    #[test]
+    fn more_pressing_work_brings_its_pace_back_at_once() {
+        let mut pace = Pace::default();
+        tick_until_change(&mut pace, TickWork::None, 1000);
+        assert_eq!(pace.after_event(TickWork::None), None, "an event that leaves nothing to do changes nothing");
+        assert_eq!(pace.after_event(TickWork::Spares), Some(SPARES_TICK_MS));
+        assert_eq!(pace.after_tick(TickWork::Prompt), Some(PROMPT_TICK_MS), "from a tick as well as an event");
+        assert_eq!(pace.after_event(TickWork::Prompt), None, "already prompt");
+        assert_eq!(pace.after_event(TickWork::Spares), None, "an event never slows the pace down");
+    }
+
+    #[test]
+    fn work_of_the_current_level_restarts_the_calm_run() {
+        let mut pace = Pace::default();
+        for _ in 0..SLOW_DOWN_AFTER_MS / PROMPT_TICK_MS - 1 {
+            assert_eq!(pace.after_tick(TickWork::None), None);
         }
-        pace.after_event(true);
-        assert_eq!(pace.after_tick(false), None, "the run of idle ticks started again");
-        assert_eq!(pace.period_ms(), BUSY_TICK_MS);
+        pace.after_event(TickWork::Prompt);
+        assert_eq!(pace.after_tick(TickWork::None), None, "the run of calm ticks started again");
+        assert_eq!(pace.period_ms(), PROMPT_TICK_MS);
     }
 }

@@ -14,7 +14,7 @@ use crate::classifier::{classify, RequestView};
 use crate::config::Config;
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
 use crate::limiter::{Decision, Effect, Worker};
-use crate::pace::Pace;
+use crate::pace::{Pace, TickWork};
 
 proxy_wasm::main! {{
     proxy_wasm::set_log_level(LogLevel::Info);
@@ -27,7 +27,7 @@ proxy_wasm::main! {{
             workers: RefCell::new(Workers::default()),
             ended_while_busy: RefCell::new(Vec::new()),
             pace: Cell::new(Pace::default()),
-            unflushed_ticks: Cell::new(0),
+            unflushed_ms: Cell::new(0),
         };
         Box::new(Root { id, shared: Rc::new(shared) })
     });
@@ -141,26 +141,27 @@ struct Workers {
 }
 
 impl Workers {
-    /// Ends stream `context` on the worker that knows it; whether that left work for the tick.
-    fn end(&mut self, context: u32, acts: &mut Vec<Act>) -> bool {
+    /// Ends stream `context` on the worker that knows it; the work that left for the tick.
+    fn end(&mut self, context: u32, acts: &mut Vec<Act>) -> TickWork {
         let mut effects = Vec::new();
         let owner = self.current.iter_mut().chain(self.retired.iter_mut()).find(|w| w.tracks(context));
         let Some(worker) = owner else {
-            return false;
+            return TickWork::None;
         };
         worker.on_stream_end(context, &mut effects);
         acts.extend(prepare(worker, effects));
-        worker.has_tick_work()
+        worker.tick_work()
     }
 
-    fn has_tick_work(&self) -> bool {
-        self.current.iter().chain(self.retired.iter()).any(Worker::has_tick_work)
+    fn tick_work(&self) -> TickWork {
+        self.current.iter().chain(self.retired.iter()).map(Worker::tick_work).max().unwrap_or(TickWork::None)
     }
 }
 
-/// Busy ticks between two flushes of the metric deltas (10 ms): every stat that changed costs a hostcall, and a
-/// tick under load saw several requests change `admitted` and `active`. At the idle pace every tick flushes.
-const FLUSH_EVERY_BUSY_TICKS: u32 = 5;
+/// How often the metric deltas are flushed while the worker ticks faster than idle: every stat that changed costs a
+/// hostcall, and a tick under load saw several requests change `admitted` and `active`. At the idle pace every
+/// tick flushes.
+const FLUSH_EVERY_MS: u64 = 10;
 
 struct Shared {
     workers: RefCell<Workers>,
@@ -168,16 +169,17 @@ struct Shared {
     /// letting go); the next tick releases them, so no slot is lost.
     ended_while_busy: RefCell<Vec<u32>>,
     pace: Cell<Pace>,
-    /// Busy ticks since the metrics were last flushed.
-    unflushed_ticks: Cell<u32>,
+    /// Time ticked since the metrics were last flushed.
+    unflushed_ms: Cell<u64>,
 }
 
 impl Shared {
     /// Whether this tick flushes the metric deltas.
     fn flush_due(&self) -> bool {
-        let ticks = self.unflushed_ticks.get() + 1;
-        let due = !self.pace.get().is_busy() || ticks >= FLUSH_EVERY_BUSY_TICKS;
-        self.unflushed_ticks.set(if due { 0 } else { ticks });
+        let pace = self.pace.get();
+        let elapsed = self.unflushed_ms.get() + pace.period_ms();
+        let due = pace.is_idle() || elapsed >= FLUSH_EVERY_MS;
+        self.unflushed_ms.set(if due { 0 } else { elapsed });
         due
     }
 
@@ -320,7 +322,7 @@ impl RootContext for Root {
             Err(_) => Vec::new(),
         };
         let mut acts = Vec::new();
-        let mut has_work = true;
+        let mut work = TickWork::Prompt;
         let flush = self.shared.flush_due();
         match self.shared.workers.try_borrow_mut() {
             Ok(mut guard) => {
@@ -341,12 +343,12 @@ impl RootContext for Root {
                 // A retired worker stays until the last stream it admitted has ended and its tick has nothing left
                 // to do (a release still to be retried would otherwise wait for the reclaim).
                 workers.retired.retain(|w| w.tracked() > 0 || w.has_tick_work());
-                has_work = workers.has_tick_work();
+                work = workers.tick_work();
             }
             Err(_) => warn!("pathfence: workers busy on tick; skipped"),
         }
         apply(acts, self.id);
-        self.shared.pace(|pace| pace.after_tick(has_work));
+        self.shared.pace(|pace| pace.after_tick(work));
     }
 
     fn create_http_context(&self, context_id: u32) -> Option<Box<dyn HttpContext>> {
@@ -366,7 +368,7 @@ struct Stream {
 impl Stream {
     fn end(&mut self) {
         let mut acts = Vec::new();
-        let has_work = match self.shared.workers.try_borrow_mut() {
+        let work = match self.shared.workers.try_borrow_mut() {
             Ok(mut workers) => workers.end(self.id, &mut acts),
             Err(_) => {
                 warn!("pathfence: stream {} ended while the worker was busy; releasing it on the next tick", self.id);
@@ -374,11 +376,11 @@ impl Stream {
                     Ok(mut ended) => ended.push(self.id),
                     Err(_) => error!("pathfence: stream {} ended unreleased; its slot waits for the reclaim", self.id),
                 }
-                true
+                TickWork::Prompt
             }
         };
         apply(acts, self.id);
-        self.shared.pace(|pace| pace.after_event(has_work));
+        self.shared.pace(|pace| pace.after_event(work));
     }
 }
 
@@ -419,7 +421,7 @@ impl HttpContext for Stream {
                     }
                 };
                 acts = prepare(worker, effects);
-                (action, worker.has_tick_work())
+                (action, worker.tick_work())
             }),
             Err(_) => {
                 warn!("pathfence: worker busy; stream {} let through unfenced", self.id);
@@ -427,8 +429,8 @@ impl HttpContext for Stream {
             }
         };
         apply(acts, self.id);
-        let (action, has_work) = outcome.unwrap_or((Action::Continue, false));
-        self.shared.pace(|pace| pace.after_event(has_work));
+        let (action, work) = outcome.unwrap_or((Action::Continue, TickWork::None));
+        self.shared.pace(|pace| pace.after_event(work));
         action
     }
 }

@@ -2,6 +2,7 @@ use std::collections::VecDeque;
 
 use super::*;
 use crate::host::SharedStore;
+use crate::pace::TickWork;
 use crate::testing::MockHost;
 
 const A: usize = 0;
@@ -81,8 +82,10 @@ fn a_slot_freed_while_another_worker_waits_goes_back_and_is_picked_up_on_its_tic
     w1.on_stream_end(1, &mut fx);
     assert!(fx.is_empty(), "w1 has no waiter of its own");
     assert_eq!(inflight(&host, "a"), 2);
+    assert_eq!(w2.tick_work(), TickWork::Prompt, "a waiter calls for the prompt pace");
     w1.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 1, "w2's waiter needs the slot in the shared count, not as w1's spare");
+    assert_eq!(w1.tick_work(), TickWork::Prompt, "w1 has seen w2's waiter");
     w2.on_tick(&mut fx);
     assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
     assert_eq!(inflight(&host, "a"), 2);
@@ -430,7 +433,7 @@ fn at_a_low_arrival_rate_a_freed_slot_goes_straight_back_and_leaves_the_tick_idl
     w.on_stream_end(100, &mut fx);
     assert_eq!(inflight(&host, "b"), 0, "no spare kept at 1 request every 3 ms");
     assert_eq!(host.metric(B, Metric::Active), 0);
-    assert!(!w.has_tick_work(), "nothing keeps the tick at the busy pace");
+    assert_eq!(w.tick_work(), TickWork::None, "nothing keeps the tick faster than idle");
 }
 
 #[test]
@@ -444,7 +447,7 @@ fn at_a_high_arrival_rate_freed_slots_are_kept_as_spares_until_the_tick() {
     assert_eq!(w.on_request(2000, B, &mut fx), Decision::Continue);
     w.on_stream_end(2000, &mut fx);
     assert_eq!(inflight(&host, "b"), 1, "kept as a spare at 2 requests per ms");
-    assert!(w.has_tick_work());
+    assert_eq!(w.tick_work(), TickWork::Spares, "a spare alone calls for the spares pace, not the prompt one");
     let writes = host.store.writes();
     assert_eq!(w.on_request(2001, B, &mut fx), Decision::Continue);
     assert_eq!(host.store.writes(), writes, "the spare was taken without a shared write");
@@ -479,7 +482,7 @@ fn a_clock_that_steps_back_starts_a_new_rate_window() {
 }
 
 #[test]
-fn a_worker_that_has_seen_waiters_elsewhere_keeps_ticking_at_the_busy_pace_until_they_are_served() {
+fn a_worker_that_has_seen_waiters_elsewhere_keeps_ticking_at_the_prompt_pace_until_they_are_served() {
     let host = MockHost::default();
     let (mut w1, mut w2) = a_full_on_w1_and_a_waiter_on_w2(&host);
     let mut fx = Vec::new();
@@ -487,12 +490,12 @@ fn a_worker_that_has_seen_waiters_elsewhere_keeps_ticking_at_the_busy_pace_until
     host.advance(20);
     w1.on_tick(&mut fx);
     assert!(!w1.keeps_spares());
-    assert!(w1.has_tick_work(), "w2's waiter is work for w1's tick: newcomers on w1 must queue behind it");
+    assert_eq!(w1.tick_work(), TickWork::Prompt, "w2's waiter is work for w1's tick: newcomers on w1 must queue behind it");
     w1.on_stream_end(1, &mut fx);
     w2.on_tick(&mut fx);
     assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
     w1.on_tick(&mut fx);
-    assert!(!w1.has_tick_work(), "nobody waits any more");
+    assert_eq!(w1.tick_work(), TickWork::None, "nobody waits any more");
 }
 
 #[test]
