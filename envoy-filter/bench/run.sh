@@ -6,6 +6,10 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 source "$here/../scripts/env.sh"
 "$here/../scripts/tools.sh"
+# wrk drives the saturating load (a Debian and Ubuntu package).
+if ! command -v wrk >/dev/null 2>&1; then
+  apt-get install -y -q wrk >/dev/null || { echo "bench: wrk is missing and could not be installed: apt-get install wrk" >&2; exit 2; }
+fi
 cd "$here"
 cargo build --release --locked --target wasm32-wasip1 --lib
 cargo build --release --locked --target wasm32-wasip1 -p pathfence-bench-empty-filter

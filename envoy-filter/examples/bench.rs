@@ -11,6 +11,7 @@ mod support;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use support::*;
@@ -40,24 +41,77 @@ struct Measure {
     /// Envoy's CPU time per request, in microseconds: far less sensitive to other work on the machine than
     /// latency is.
     cpu_us: f64,
+    /// Requests answered with 200.
+    requests: f64,
     throughput: f64,
     p50_us: f64,
     p99_us: f64,
     errors: usize,
 }
 
-/// Closed loop: every connection sends its next request as soon as the last one is answered.
+/// Closed loop, driven by wrk: every connection sends its next request as soon as the last one is answered. wrk
+/// drives all the connections from one thread; a client with a thread per connection took a third of the
+/// machine's CPU and its scheduling spread single rounds from 0.65 to 1.22 of each other.
 fn saturating(port: u16, seconds: u64) -> Measure {
-    run(port, seconds, SATURATING_CONNECTIONS, None)
+    let url = format!("http://127.0.0.1:{port}{PATH}");
+    let output = Command::new("wrk")
+        .args(["-t1", &format!("-c{SATURATING_CONNECTIONS}"), &format!("-d{seconds}s"), "--latency", &url])
+        .output()
+        .expect("wrk runs (bench/run.sh installs it)");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "wrk failed: {text}{}", String::from_utf8_lossy(&output.stderr));
+    parse_wrk(&text).unwrap_or_else(|| panic!("unexpected wrk output:\n{text}"))
+}
+
+/// The figures of a `wrk --latency` report.
+fn parse_wrk(text: &str) -> Option<Measure> {
+    let after = |prefix: &str| {
+        text.lines().map(str::trim).find_map(|l| l.strip_prefix(prefix)).map(|rest| rest.trim().to_string())
+    };
+    let requests: f64 = text.lines().find(|l| l.contains(" requests in "))?.split_whitespace().next()?.parse().ok()?;
+    let socket_errors: usize = after("Socket errors:")
+        .map(|e| e.split(',').filter_map(|part| part.split_whitespace().last()?.parse::<usize>().ok()).sum())
+        .unwrap_or(0);
+    let non_2xx: usize = after("Non-2xx or 3xx responses:").and_then(|n| n.parse().ok()).unwrap_or(0);
+    let micros = |v: &str| -> Option<f64> {
+        let (number, scale) = if let Some(n) = v.strip_suffix("us") {
+            (n, 1.0)
+        } else if let Some(n) = v.strip_suffix("ms") {
+            (n, 1e3)
+        } else {
+            (v.strip_suffix('s')?, 1e6)
+        };
+        number.parse::<f64>().ok().map(|n| n * scale)
+    };
+    let errors = socket_errors + non_2xx;
+    Some(Measure {
+        cpu_us: 0.0,
+        requests: requests - non_2xx as f64,
+        throughput: after("Requests/sec:")?.parse().ok()?,
+        p50_us: micros(&after("50%")?)?,
+        p99_us: micros(&after("99%")?)?,
+        errors,
+    })
+}
+
+/// Opens Envoy's upstream connections and runs the module's code on every worker before a measurement, outside it.
+fn warm_up(port: u16) {
+    let clients: Vec<_> = (0..SATURATING_CONNECTIONS)
+        .map(|_| {
+            thread::spawn(move || {
+                let mut client = Client::connect(port).unwrap();
+                for _ in 0..20 {
+                    let _ = client.get(PATH);
+                }
+            })
+        })
+        .collect();
+    clients.into_iter().for_each(|c| c.join().unwrap());
 }
 
 /// Paced: `rate` requests per second spread over the connections, latency from each intended send time.
 fn paced(port: u16, seconds: u64, rate: f64) -> Measure {
-    run(port, seconds, PACED_CONNECTIONS, Some(rate))
-}
-
-fn run(port: u16, seconds: u64, connections: usize, rate: Option<f64>) -> Measure {
-    // Warm up the connections and Envoy's upstream pool.
+    let connections = PACED_CONNECTIONS;
     let stop = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
     let end = start + Duration::from_secs(seconds);
@@ -66,20 +120,14 @@ fn run(port: u16, seconds: u64, connections: usize, rate: Option<f64>) -> Measur
             let stop = Arc::clone(&stop);
             thread::spawn(move || {
                 let mut client = Client::connect(port).unwrap();
-                for _ in 0..20 {
-                    let _ = client.get(PATH);
-                }
-                let interval = rate.map(|r| Duration::from_secs_f64(connections as f64 / r));
-                let phase = interval.map(|iv| iv * i as u32 / connections as u32).unwrap_or_default();
+                let interval = Duration::from_secs_f64(connections as f64 / rate);
+                let phase = interval * i as u32 / connections as u32;
                 let mut latencies = Vec::with_capacity(1 << 16);
                 let mut errors = 0usize;
                 let mut n: u32 = 0;
                 let t0 = Instant::now() + Duration::from_millis(50) + phase;
                 loop {
-                    let intended = match interval {
-                        Some(iv) => t0 + iv * n,
-                        None => Instant::now(),
-                    };
+                    let intended = t0 + interval * n;
                     if intended >= end || stop.load(Ordering::Relaxed) || n >= 5_000_000 {
                         break;
                     }
@@ -114,6 +162,7 @@ fn run(port: u16, seconds: u64, connections: usize, rate: Option<f64>) -> Measur
     let elapsed = (Instant::now().min(end) - start).as_secs_f64() - 0.05;
     Measure {
         cpu_us: 0.0,
+        requests: latencies.len() as f64,
         throughput: latencies.len() as f64 / elapsed,
         p50_us: quantile_ms(&latencies, 0.5) * 1000.0,
         p99_us: quantile_ms(&latencies, 0.99) * 1000.0,
@@ -145,6 +194,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn summary(runs: &[Measure]) -> Measure {
     Measure {
         cpu_us: median(runs.iter().map(|m| m.cpu_us).collect()),
+        requests: median(runs.iter().map(|m| m.requests).collect()),
         throughput: median(runs.iter().map(|m| m.throughput).collect()),
         p50_us: median(runs.iter().map(|m| m.p50_us).collect()),
         p99_us: median(runs.iter().map(|m| m.p99_us).collect()),
@@ -206,15 +256,15 @@ impl Round {
 
     /// One measurement, with Envoy's CPU time per request taken from /proc around it. Only the Envoy measured
     /// runs: the others' timers (the filter's tick, if it has one) would take CPU from it.
-    fn measure(&self, variant: Variant, seconds: u64, run: &dyn Fn(u16) -> Measure) -> Measure {
+    fn measure(&self, variant: Variant, run: &dyn Fn(u16) -> Measure) -> Measure {
         let e = self.envoy(variant);
         let others = VARIANTS.into_iter().filter(|v| *v != variant);
         others.clone().for_each(|v| self.envoy(v).signal("STOP"));
         e.signal("CONT");
+        warm_up(e.port);
         let cpu = e.cpu_seconds();
         let mut m = run(e.port);
-        let requests = m.throughput * seconds as f64;
-        m.cpu_us = (e.cpu_seconds() - cpu) * 1e6 / requests.max(1.0);
+        m.cpu_us = (e.cpu_seconds() - cpu) * 1e6 / m.requests.max(1.0);
         others.for_each(|v| self.envoy(v).signal("CONT"));
         m
     }
@@ -243,14 +293,14 @@ impl Runs {
 
 /// Runs `rounds` rounds, each on fresh Envoys, rotating which variant goes first; also returns the requests
 /// PathFence admitted, to show it was on the path.
-fn compare(rounds: usize, setup: &Setup, seconds: u64, run: &dyn Fn(u16) -> Measure) -> (Runs, i64) {
+fn compare(rounds: usize, setup: &Setup, run: &dyn Fn(u16) -> Measure) -> (Runs, i64) {
     let mut runs = Runs([Vec::new(), Vec::new(), Vec::new()]);
     let mut admitted = 0;
     for round in 0..rounds {
         let envoys = Round::start(setup);
         for i in 0..VARIANTS.len() {
             let variant = VARIANTS[(round + i) % VARIANTS.len()];
-            let m = envoys.measure(variant, seconds, run);
+            let m = envoys.measure(variant, run);
             runs.0[variant as usize].push(m);
         }
         // The filter reports its counters on its next tick, at most 100 ms away once it idles.
@@ -296,6 +346,10 @@ fn main() {
         eprintln!("bench: {} is missing; run bench/run.sh, which builds it", empty.display());
         std::process::exit(2);
     }
+    if Command::new("wrk").arg("-v").output().is_err() {
+        eprintln!("bench: wrk is missing; run bench/run.sh, which installs it");
+        std::process::exit(2);
+    }
     let upstream = Upstream::start(None, |_| Duration::ZERO);
     // PATHFENCE_BENCH_CONFIG swaps in another filter configuration, to see where the cost goes.
     let config = std::env::var("PATHFENCE_BENCH_CONFIG").unwrap_or_else(|_| CONFIG.to_string());
@@ -309,7 +363,7 @@ fn main() {
     eprintln!(
         "bench: {rounds} rounds of {seconds} s per variant and load, each round on fresh Envoys (--concurrency 2); \
          moderate {MODERATE_RATE}/s and busy loads paced on {PACED_CONNECTIONS} connections, saturating \
-         {SATURATING_CONNECTIONS} connections in a closed loop"
+         {SATURATING_CONNECTIONS} connections in a closed loop (wrk)"
     );
     let load_before = loadavg();
     // With no traffic at all, what is left is the cost of the filter's tick (and Envoy's own timers).
@@ -325,10 +379,10 @@ fn main() {
         VARIANTS.iter().map(|v| idle(round.envoy(*v))).collect()
     };
 
-    let (saturated, sat_admitted) = compare(rounds, &setup, seconds, &|port| saturating(port, seconds));
+    let (saturated, sat_admitted) = compare(rounds, &setup, &|port| saturating(port, seconds));
     let busy_rate = (summary(saturated.of(Variant::Plain)).throughput * BUSY_SHARE).max(MODERATE_RATE);
-    let (busy, busy_admitted) = compare(rounds, &setup, seconds, &|port| paced(port, seconds, busy_rate));
-    let (moderate, mod_admitted) = compare(rounds, &setup, seconds, &|port| paced(port, seconds, MODERATE_RATE));
+    let (busy, busy_admitted) = compare(rounds, &setup, &|port| paced(port, seconds, busy_rate));
+    let (moderate, mod_admitted) = compare(rounds, &setup, &|port| paced(port, seconds, MODERATE_RATE));
 
     println!();
     println!("| load               | variant          | throughput/s | p50 (us) | p99 (us) | Envoy CPU/req (us) | errors |");
