@@ -105,7 +105,7 @@ pub struct Worker<H: Host> {
     spare: Vec<u32>,
     /// Releases whose compare-and-swap kept losing; retried on every tick so no slot is lost.
     pending_release: Vec<u32>,
-    /// Whether requests arrive fast enough here for spares to pay for the busy tick they keep up (see
+    /// Whether requests arrive fast enough here for spares to pay for the spares-pace tick they keep up (see
     /// [`SPARES_FROM_ARRIVALS_PER_MS`]); otherwise a freed slot goes straight back to the shared count.
     keep_spares: bool,
     /// Requests that arrived since `rate_since_ms`, for `keep_spares`.

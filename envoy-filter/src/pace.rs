@@ -6,8 +6,10 @@
 //! pressing work calls for ([`TickWork`]): every 2 ms while requests wait or are held, here or on another worker
 //! it has seen; every 5 ms while all it has are spare slots; every 100 ms otherwise, which still keeps its
 //! heartbeat and the reclaim on time. A stream event that leaves more pressing work brings the faster pace back
-//! at once; the pace slows down only after 100 ms with less to do, so that a trickle of requests does not reset
-//! the timer on every tick.
+//! at once (Envoy re-arms a worker's tick timer when its period changes); the pace slows down only after 100 ms
+//! in which neither the ticks nor the events between them had work for it, so that a trickle of requests does not
+//! reset the timer on every tick. Spares in particular never outlive a tick (it gives them all back): what keeps
+//! the spares pace is the stream events that leave new ones between ticks.
 
 /// What a worker's next tick has to do, from the least to the most pressing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -24,7 +26,7 @@ pub enum TickWork {
 /// The pace while requests wait: a waiter on another worker is resumed within about two of these.
 pub const PROMPT_TICK_MS: u64 = 2;
 /// The pace with spare slots and nobody waiting anywhere this worker has seen. A waiter that appears on another
-/// worker meanwhile waits at most this long, plus a prompt tick of its own worker, for a spare parked here.
+/// worker meanwhile waits about this long, plus a prompt tick of its own worker, for a spare parked here.
 pub const SPARES_TICK_MS: u64 = 5;
 /// The pace with nothing to do; well under the heartbeat interval, see [`crate::config::MIN_WORKER_LEASE_MS`].
 pub const IDLE_TICK_MS: u64 = 100;
@@ -37,16 +39,24 @@ pub struct Pace {
     level: TickWork,
     /// Time ticked at this pace since work of its level was last seen.
     calm_ms: u64,
+    /// The most pressing work stream events left since the last tick.
+    since_tick: TickWork,
 }
 
 impl Default for Pace {
     /// A new worker starts at the prompt pace.
     fn default() -> Pace {
-        Pace { level: TickWork::Prompt, calm_ms: 0 }
+        Pace { level: TickWork::Prompt, calm_ms: 0, since_tick: TickWork::None }
     }
 }
 
 impl Pace {
+    /// Whether this pace ticks at least as often as `work` calls for.
+    #[cfg(test)]
+    pub fn serves(&self, work: TickWork) -> bool {
+        self.level >= work
+    }
+
     pub fn is_idle(&self) -> bool {
         self.level == TickWork::None
     }
@@ -57,12 +67,13 @@ impl Pace {
 
     /// After a tick, given the work left for later ticks; the new period if it changes.
     pub fn after_tick(&mut self, work: TickWork) -> Option<u64> {
-        if work >= self.level {
-            return self.after_event(work);
+        let seen = work.max(std::mem::replace(&mut self.since_tick, TickWork::None));
+        if seen >= self.level {
+            return self.keep_up_with(seen);
         }
         self.calm_ms = self.calm_ms.saturating_add(self.period_ms());
         if self.calm_ms >= SLOW_DOWN_AFTER_MS {
-            return self.set(work);
+            return self.set(seen);
         }
         None
     }
@@ -70,9 +81,15 @@ impl Pace {
     /// After a stream event, given the work it left for the tick; the new period if it changes. An event never
     /// slows the pace down.
     pub fn after_event(&mut self, work: TickWork) -> Option<u64> {
+        self.since_tick = self.since_tick.max(work);
         if work < self.level {
             return None;
         }
+        self.keep_up_with(work)
+    }
+
+    /// Work at this pace's level or above: the calm run starts over, and more pressing work speeds the pace up.
+    fn keep_up_with(&mut self, work: TickWork) -> Option<u64> {
         self.calm_ms = 0;
         if work == self.level {
             return None;
@@ -122,12 +139,32 @@ mod tests {
         assert_eq!(pace.after_tick(TickWork::None), None, "already idle");
     }
 
+    /// Under load without waiters: every stream end leaves a spare, and every tick gives them all back.
+    fn spares_between_ticks(pace: &mut Pace, ms: u64) -> Vec<u64> {
+        let mut changes = Vec::new();
+        let mut elapsed = 0;
+        while elapsed < ms {
+            changes.extend(pace.after_event(TickWork::Spares));
+            elapsed += pace.period_ms();
+            changes.extend(pace.after_tick(TickWork::None));
+        }
+        changes
+    }
+
     #[test]
-    fn spares_alone_slow_the_prompt_pace_to_the_spares_pace_not_to_idle() {
+    fn spares_left_between_ticks_slow_the_prompt_pace_to_the_spares_pace_and_keep_it() {
         let mut pace = Pace::default();
-        assert_eq!(tick_until_change(&mut pace, TickWork::Spares, 1000), (SLOW_DOWN_AFTER_MS, Some(SPARES_TICK_MS)));
-        assert_eq!(tick_until_change(&mut pace, TickWork::Spares, 1000).1, None, "spares keep the spares pace");
+        assert_eq!(spares_between_ticks(&mut pace, 1000), vec![SPARES_TICK_MS], "straight to 5 ms, never idle");
+        assert_eq!(pace.period_ms(), SPARES_TICK_MS);
         assert_eq!(tick_until_change(&mut pace, TickWork::None, 1000), (SLOW_DOWN_AFTER_MS, Some(IDLE_TICK_MS)));
+    }
+
+    #[test]
+    fn from_idle_the_first_spare_brings_the_spares_pace_at_once() {
+        let mut pace = Pace::default();
+        tick_until_change(&mut pace, TickWork::None, 1000);
+        assert_eq!(pace.after_event(TickWork::Spares), Some(SPARES_TICK_MS));
+        assert_eq!(spares_between_ticks(&mut pace, 1000), Vec::<u64>::new());
     }
 
     #[test]

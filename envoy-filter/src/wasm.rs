@@ -174,20 +174,25 @@ struct Shared {
 }
 
 impl Shared {
-    /// Whether this tick flushes the metric deltas.
-    fn flush_due(&self) -> bool {
-        let pace = self.pace.get();
-        let elapsed = self.unflushed_ms.get() + pace.period_ms();
-        let due = pace.is_idle() || elapsed >= FLUSH_EVERY_MS;
+    /// Whether this tick flushes the metric deltas, given the pace it ran at: every 10 ms of ticking, on every
+    /// idle tick, and on the tick that slows to idle (the next one is 100 ms away).
+    fn flush_due(&self, ran_at: Pace) -> bool {
+        let elapsed = self.unflushed_ms.get() + ran_at.period_ms();
+        let due = ran_at.is_idle() || self.pace.get().is_idle() || elapsed >= FLUSH_EVERY_MS;
         self.unflushed_ms.set(if due { 0 } else { elapsed });
         due
     }
 
     /// Sets this thread's tick period to the pace the work left calls for.
     fn pace(&self, step: impl FnOnce(&mut Pace) -> Option<u64>) {
-        let mut pace = self.pace.get();
+        let before = self.pace.get();
+        let mut pace = before;
         if let Some(ms) = step(&mut pace) {
             set_tick_period(ms);
+        }
+        if before.is_idle() && !pace.is_idle() {
+            // The last flush was at the last idle tick, up to 100 ms ago: the first faster tick flushes.
+            self.unflushed_ms.set(FLUSH_EVERY_MS);
         }
         self.pace.set(pace);
     }
@@ -322,33 +327,37 @@ impl RootContext for Root {
             Err(_) => Vec::new(),
         };
         let mut acts = Vec::new();
-        let mut work = TickWork::Prompt;
-        let flush = self.shared.flush_due();
+        let ran_at = self.shared.pace.get();
         match self.shared.workers.try_borrow_mut() {
             Ok(mut guard) => {
                 let workers = &mut *guard;
                 for context in ended {
                     workers.end(context, &mut acts);
                 }
-                // A retired worker flushes on every tick: it goes away with its last stream, and its deltas with it.
-                let current = workers.current.iter_mut().map(|w| (w, flush));
-                for (worker, flush) in current.chain(workers.retired.iter_mut().map(|w| (w, true))) {
+                for worker in workers.current.iter_mut().chain(workers.retired.iter_mut()) {
                     let mut effects = Vec::new();
                     worker.on_tick(&mut effects);
-                    if flush {
-                        worker.host().flush_metrics();
-                    }
                     acts.extend(prepare(worker, effects));
                 }
+                let work = workers.tick_work();
+                // Paced before flushing, so that the tick that slows to idle flushes too. The effects are carried
+                // out after the workers are let go; streams they end may speed the pace up again.
+                self.shared.pace(|pace| pace.after_tick(work));
+                if self.shared.flush_due(ran_at) {
+                    workers.current.iter().for_each(|w| w.host().flush_metrics());
+                }
+                // A retired worker flushes on every tick: it goes away with its last stream, and its deltas with it.
+                workers.retired.iter().for_each(|w| w.host().flush_metrics());
                 // A retired worker stays until the last stream it admitted has ended and its tick has nothing left
                 // to do (a release still to be retried would otherwise wait for the reclaim).
                 workers.retired.retain(|w| w.tracked() > 0 || w.has_tick_work());
-                work = workers.tick_work();
             }
-            Err(_) => warn!("pathfence: workers busy on tick; skipped"),
+            Err(_) => {
+                warn!("pathfence: workers busy on tick; skipped");
+                self.shared.pace(|pace| pace.after_tick(TickWork::Prompt));
+            }
         }
         apply(acts, self.id);
-        self.shared.pace(|pace| pace.after_tick(work));
     }
 
     fn create_http_context(&self, context_id: u32) -> Option<Box<dyn HttpContext>> {

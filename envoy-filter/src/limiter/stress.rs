@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::*;
+use crate::pace::Pace;
 use crate::testing::MockHost;
 
 const A: usize = 0;
@@ -51,6 +52,11 @@ struct Run {
     /// Whether a worker was seen, at the end of a phase, not keeping spares and keeping them: both ways of
     /// releasing a slot must be exercised.
     spares_seen: [bool; 2],
+    /// Each worker's tick pace, driven as the Wasm layer drives it: after every stream event and every tick.
+    paces: [Pace; 2],
+    /// The tick periods the workers were seen at: each pace must be entered, and left, for the checks to mean
+    /// anything.
+    periods_seen: std::collections::BTreeSet<u64>,
 }
 
 /// Steps per phase: in every other phase the clock runs slowly against arrivals, so that workers keep spares (a
@@ -84,6 +90,8 @@ impl Run {
             abandoned_local: 0,
             rng: Rng(seed),
             spares_seen: [false; 2],
+            paces: [Pace::default(); 2],
+            periods_seen: std::collections::BTreeSet::new(),
         }
     }
 
@@ -113,6 +121,7 @@ impl Run {
         self.next_context += 1;
         let mut fx = Vec::new();
         let decision = self.workers[w].on_request(context, class, &mut fx);
+        self.paces[w].after_event(self.workers[w].tick_work());
         // A refusal sent from one stream's callback stops that stream too in Envoy (see held.rs).
         let refused_other = fx.iter().any(|e| matches!(e, Effect::Reject { context: c, .. } if *c != context));
         assert!(!refused_other, "the arrival of {context} refused another stream: {fx:?}");
@@ -146,13 +155,38 @@ impl Run {
         for _ in 0..times {
             let mut fx = Vec::new();
             self.workers[w].on_stream_end(context, &mut fx);
+            self.paces[w].after_event(self.workers[w].tick_work());
             self.settle(w, fx);
+        }
+    }
+
+    /// Every stream ends, then worker `w` serves one request at a time for a while, then nothing at all, both
+    /// workers ticking throughout: long enough for `w`'s pace to slow down (to the spares pace while its requests
+    /// leave spares, then to idle), so that the events after must bring it back up.
+    fn quiet(&mut self, w: usize, step: usize) {
+        for worker in 0..2 {
+            for phase in [Phase::Pending, Phase::Admitted] {
+                while self.streams.values().any(|s| s.0 == worker && s.2 == phase) {
+                    self.end(worker, phase);
+                }
+            }
+        }
+        // The pace counts ticks, not the clock: leaving the clock alone keeps the phase's arrival rate.
+        for round in 0..120 {
+            if round < 60 {
+                self.arrive(w);
+                self.end(w, Phase::Admitted);
+            }
+            self.tick(0);
+            self.tick(1);
+            self.check(step);
         }
     }
 
     fn tick(&mut self, w: usize) {
         let mut fx = Vec::new();
         self.workers[w].on_tick(&mut fx);
+        self.paces[w].after_tick(self.workers[w].tick_work());
         self.settle(w, fx);
     }
 
@@ -161,6 +195,7 @@ impl Run {
     fn replace_and_reclaim(&mut self, w: usize) {
         let fresh = Worker::start(self.host.clone(), config()).unwrap();
         drop(std::mem::replace(&mut self.workers[w], fresh));
+        self.paces[w] = Pace::default();
         let gone: Vec<u32> = self.streams.iter().filter(|(_, s)| s.0 == w).map(|(c, _)| *c).collect();
         for context in gone {
             if let Some((_, class, Phase::Admitted)) = self.streams.remove(&context) {
@@ -183,7 +218,7 @@ impl Run {
         counters::load(&self.host, &format!("{KEY_PREFIX}{name}.inflight")).unwrap()
     }
 
-    fn check(&self, step: usize) {
+    fn check(&mut self, step: usize) {
         for pool in [A, B] {
             let in_use = self.streams.values().filter(|s| s.1 == pool && s.2 == Phase::Admitted).count() as u64;
             let idle: u64 = self.workers.iter().map(|w| u64::from(w.idle_slots(pool))).sum();
@@ -197,6 +232,11 @@ impl Run {
         let local = self.streams.values().filter(|s| s.1 == LOCAL && s.2 == Phase::Admitted).count() as i64
             + self.abandoned_local;
         assert_eq!(self.host.metric(LOCAL, Metric::Active), local, "step {step}: active of the unbounded local path");
+        for (w, worker) in self.workers.iter().enumerate() {
+            let work = worker.tick_work();
+            assert!(self.paces[w].serves(work), "step {step}: worker {w} ticks at {} ms with {work:?} to do", self.paces[w].period_ms());
+        }
+        self.periods_seen.extend(self.paces.iter().map(Pace::period_ms));
         let tracked: usize = self.workers.iter().map(Worker::tracked).sum();
         assert_eq!(tracked, self.streams.len(), "step {step}: the workers track other streams than were opened");
     }
@@ -225,7 +265,8 @@ impl Run {
             70..=82 => self.tick(w),
             83..=93 if fast => self.host.advance(1),
             83..=93 => self.host.advance(self.rng.below(8)),
-            94..=98 => self.check_no_waiter_beside_a_free_slot(step),
+            94..=97 => self.check_no_waiter_beside_a_free_slot(step),
+            98 => self.quiet(w, step),
             // The reclaim waits out the lease, seconds of the clock: a fast phase has them only in its first half,
             // so that workers holding spares go away too and the rate is high again by the phase's end.
             _ if fast && step % PHASE_STEPS >= PHASE_STEPS / 2 => self.tick(w),
@@ -269,6 +310,7 @@ fn two_workers_interleaved_at_random_keep_every_invariant() {
         }
         assert!(run.admitted > 500, "seed {seed}: too few admissions ({}) to prove anything", run.admitted);
         assert_eq!(run.spares_seen, [true, true], "seed {seed}: workers must both keep spares and not");
+        assert_eq!(run.periods_seen.iter().copied().collect::<Vec<_>>(), vec![2, 5, 100], "seed {seed}: every pace must be seen");
         run.finish();
     }
 }

@@ -242,8 +242,10 @@ fn a_release_that_loses_every_race_is_retried_on_the_tick() {
     host.store.fail_next_cas(counters::MAX_CAS_TRIES);
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 1);
+    assert_eq!(w.tick_work(), TickWork::Prompt, "a release to retry calls for the prompt pace");
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 0);
+    assert_eq!(w.tick_work(), TickWork::None);
 }
 
 #[test]
@@ -280,6 +282,7 @@ fn every_nth_request_pauses_admission_on_the_listed_paths_only() {
     host.advance(49);
     w.on_tick(&mut fx);
     assert!(fx.is_empty());
+    assert_eq!(w.tick_work(), TickWork::Prompt, "a held request calls for the prompt pace");
     host.advance(1);
     w.on_tick(&mut fx);
     assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
@@ -486,7 +489,7 @@ fn a_worker_that_has_seen_waiters_elsewhere_keeps_ticking_at_the_prompt_pace_unt
     let host = MockHost::default();
     let (mut w1, mut w2) = a_full_on_w1_and_a_waiter_on_w2(&host);
     let mut fx = Vec::new();
-    // w1 gives its slots back straight away (no spares), so only w2's waiter can keep w1's tick busy.
+    // w1 gives its slots back straight away (no spares), so only w2's waiter can keep w1's tick prompt.
     host.advance(20);
     w1.on_tick(&mut fx);
     assert!(!w1.keeps_spares());
