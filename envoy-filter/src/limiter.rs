@@ -99,10 +99,13 @@ pub struct Worker<H: Host> {
     held: VecDeque<u32>,
     /// Queues changed since this worker last published them to the shared waiting lists.
     unpublished: Vec<bool>,
-    /// Slots this worker released since the last tick while nobody waited, still in the shared count, if it keeps
-    /// spares at all (`keep_spares`). The next request here takes one without touching shared data; the tick gives
-    /// the rest back, and so does any sign that a request waits, on this worker or another.
+    /// Slots this worker freed while nobody waited, kept in the shared count for its next requests if it keeps
+    /// spares at all (`keep_spares`). The next request here takes one without touching shared data. A tick keeps
+    /// at most as many as requests took since the last one (`spares_taken`) and gives back the rest; all of them
+    /// go back once a request waits, on this worker or another.
     spare: Vec<u32>,
+    /// Spares requests took since the last tick.
+    spares_taken: Vec<u32>,
     /// Releases whose compare-and-swap kept losing; retried on every tick so no slot is lost.
     pending_release: Vec<u32>,
     /// Whether requests arrive fast enough here for spares to pay for the spares-pace tick they keep up (see
@@ -150,6 +153,7 @@ impl<H: Host> Worker<H> {
             held: VecDeque::new(),
             unpublished: vec![false; n],
             spare: vec![0; n],
+            spares_taken: vec![0; n],
             pending_release: vec![0; n],
             // A new worker (a new configuration, or Envoy starting under load) assumes traffic until measured.
             keep_spares: true,
@@ -273,8 +277,16 @@ impl<H: Host> Worker<H> {
         let mut others: Vec<Option<Vec<Waiters>>> = (0..self.queues.len())
             .map(|class| self.config.reservations[class].max_concurrency.is_some().then(|| self.others_waiting(class)))
             .collect();
+        // A waiter anywhere may need any pool's slots (a local request may borrow them): all spares go back. With
+        // nobody waiting, the ones requests still take stay: given back, each would be taken again by
+        // compare-and-swap right after.
+        let anyone_waits = others.iter().flatten().any(|o| waiting::any(o));
         for pool in 0..self.spare.len() {
-            self.give_back_spares(pool);
+            if anyone_waits || !self.keep_spares {
+                self.give_back_spares(pool);
+            } else {
+                self.give_back_unused_spares(pool);
+            }
         }
         self.expire_held(now, effects);
         self.release_held(now, effects);

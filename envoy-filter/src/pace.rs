@@ -8,8 +8,8 @@
 //! heartbeat and the reclaim on time. A stream event that leaves more pressing work brings the faster pace back
 //! at once (Envoy re-arms a worker's tick timer when its period changes); the pace slows down only after 100 ms
 //! in which neither the ticks nor the events between them had work for it, so that a trickle of requests does not
-//! reset the timer on every tick. Spares in particular never outlive a tick (it gives them all back): what keeps
-//! the spares pace is the stream events that leave new ones between ticks.
+//! reset the timer on every tick. Spares in particular may all go back on a tick (when requests took none since
+//! the tick before): then what keeps the spares pace is the stream events that leave new ones between ticks.
 
 /// What a worker's next tick has to do, from the least to the most pressing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -139,7 +139,8 @@ mod tests {
         assert_eq!(pace.after_tick(TickWork::None), None, "already idle");
     }
 
-    /// Under load without waiters: every stream end leaves a spare, and every tick gives them all back.
+    /// Under load without waiters, where every stream end leaves a spare and every tick gives them all back: the
+    /// events alone keep the pace.
     fn spares_between_ticks(pace: &mut Pace, ms: u64) -> Vec<u64> {
         let mut changes = Vec::new();
         let mut elapsed = 0;

@@ -2,7 +2,8 @@
 //!
 //! A worker's part of a path's `active` gauge is its share of the shared count: a slot adds to `active` when it
 //! enters the count and takes away when it leaves it. A spare or a release still to be retried therefore still
-//! counts, for at most a tick or two, and reclaiming a worker's share takes back exactly what it added.
+//! counts (a spare while requests here keep taking spares, and for a tick after; a release until it goes
+//! through), and reclaiming a worker's share takes back exactly what it added.
 
 use log::warn;
 
@@ -33,6 +34,7 @@ impl<H: Host> Worker<H> {
         };
         if self.spare[pool] > 0 {
             self.spare[pool] -= 1;
+            self.spares_taken[pool] = self.spares_taken[pool].saturating_add(1);
             return Some(Permit { pool, counted: true });
         }
         match counters::try_acquire(&self.host, &self.keys.inflight[pool], self.id, limit) {
@@ -87,6 +89,18 @@ impl<H: Host> Worker<H> {
 
     pub(super) fn give_back_spares(&mut self, pool: usize) {
         let spare = std::mem::take(&mut self.spare[pool]);
+        self.spares_taken[pool] = 0;
         self.give_back(pool, spare);
+    }
+
+    /// On a tick with nobody waiting: keeps as many spares of `pool` as requests took since the last tick and
+    /// gives back the rest. Under a steady load a worker then holds about as many spares as its requests reuse,
+    /// instead of giving them all back on every tick and taking them again right after, a compare-and-swap
+    /// each; once its requests stop, the next tick gives them all back.
+    pub(super) fn give_back_unused_spares(&mut self, pool: usize) {
+        let kept = self.spare[pool].min(std::mem::take(&mut self.spares_taken[pool]));
+        let unused = self.spare[pool] - kept;
+        self.spare[pool] = kept;
+        self.give_back(pool, unused);
     }
 }

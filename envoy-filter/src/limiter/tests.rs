@@ -260,11 +260,54 @@ fn a_spare_slot_is_reused_without_touching_shared_data() {
     w.on_stream_end(2, &mut fx);
     assert_eq!(host.store.writes(), writes);
     assert_eq!(host.metric(A, Metric::Admitted), 2);
-    // The spare is still in the shared count, and so in `active`, until the tick gives it back.
+    // The spare is still in the shared count, and so in `active`: the tick keeps it, since a request took it.
     assert_eq!(host.metric(A, Metric::Active), 1);
+    w.on_tick(&mut fx);
+    assert_eq!(host.metric(A, Metric::Active), 1);
+    // No request took it since: the next tick gives it back.
     w.on_tick(&mut fx);
     assert_eq!(host.metric(A, Metric::Active), 0);
     assert_eq!(inflight(&host, "a"), 0);
+}
+
+#[test]
+fn a_tick_keeps_as_many_spares_as_requests_took_since_the_last_one() {
+    let host = MockHost::default();
+    let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    for c in 1..=3 {
+        w1.on_request(c, B, &mut fx);
+    }
+    for c in 1..=3 {
+        w1.on_stream_end(c, &mut fx);
+    }
+    assert_eq!((inflight(&host, "b"), w1.idle_slots(B)), (3, 3), "three spares, none taken yet");
+    w1.on_tick(&mut fx);
+    assert_eq!(inflight(&host, "b"), 0, "spares nobody took since the last tick all go back");
+    for c in 4..=6 {
+        w1.on_request(c, B, &mut fx);
+    }
+    for c in 4..=6 {
+        w1.on_stream_end(c, &mut fx);
+    }
+    let writes = host.store.writes();
+    assert_eq!(w1.on_request(7, B, &mut fx), Decision::Continue);
+    w1.on_stream_end(7, &mut fx);
+    assert_eq!(host.store.writes(), writes, "request 7 took a spare");
+    w1.on_tick(&mut fx);
+    assert_eq!(inflight(&host, "b"), 1, "one spare was taken since the last tick: one is kept, two go back");
+    assert_eq!(w1.tick_work(), TickWork::Spares);
+    // A waiter anywhere needs every slot in the shared count, taken or not.
+    assert_eq!(w1.on_request(8, B, &mut fx), Decision::Continue);
+    w1.on_stream_end(8, &mut fx);
+    for c in 10..=11 {
+        assert_eq!(w2.on_request(c, B, &mut fx), Decision::Continue);
+    }
+    assert_eq!(w2.on_request(12, B, &mut fx), Decision::Wait, "w1's spare fills b's third slot");
+    w1.on_tick(&mut fx);
+    assert_eq!(w1.idle_slots(B), 0, "w1 saw w2's waiter and gave its spare back, though a request took it");
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 12 }]);
 }
 
 #[test]
@@ -440,7 +483,7 @@ fn at_a_low_arrival_rate_a_freed_slot_goes_straight_back_and_leaves_the_tick_idl
 }
 
 #[test]
-fn at_a_high_arrival_rate_freed_slots_are_kept_as_spares_until_the_tick() {
+fn at_a_high_arrival_rate_freed_slots_are_kept_as_spares_while_requests_take_them() {
     let host = MockHost::default();
     let mut w = worker(&host, "");
     // First slow, so that spares are off, then fast enough to bring them back.
@@ -456,7 +499,10 @@ fn at_a_high_arrival_rate_freed_slots_are_kept_as_spares_until_the_tick() {
     assert_eq!(host.store.writes(), writes, "the spare was taken without a shared write");
     w.on_stream_end(2001, &mut fx);
     w.on_tick(&mut fx);
-    assert_eq!(inflight(&host, "b"), 0);
+    assert_eq!(inflight(&host, "b"), 1, "kept: a request took it since the last tick");
+    w.on_tick(&mut fx);
+    assert_eq!(inflight(&host, "b"), 0, "given back: none did since");
+    assert_eq!(w.tick_work(), TickWork::None);
 }
 
 #[test]
