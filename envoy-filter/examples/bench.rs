@@ -8,8 +8,6 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::thread;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -111,13 +109,16 @@ fn warm_up(port: u16) {
 
 /// Paced: `rate` requests per second spread over the connections, latency from each intended send time.
 fn paced(port: u16, seconds: u64, rate: f64) -> Measure {
+    paced_from(port, Instant::now() + Duration::from_millis(50), seconds, rate, Duration::ZERO)
+}
+
+/// Paced from `start` (plus `offset`) for `seconds`: the sends of several clients started from the same instant
+/// with different offsets interleave.
+fn paced_from(port: u16, start: Instant, seconds: u64, rate: f64, offset: Duration) -> Measure {
     let connections = PACED_CONNECTIONS;
-    let stop = Arc::new(AtomicBool::new(false));
-    let start = Instant::now();
     let end = start + Duration::from_secs(seconds);
     let handles: Vec<_> = (0..connections)
         .map(|i| {
-            let stop = Arc::clone(&stop);
             thread::spawn(move || {
                 let mut client = Client::connect(port).unwrap();
                 let interval = Duration::from_secs_f64(connections as f64 / rate);
@@ -125,10 +126,10 @@ fn paced(port: u16, seconds: u64, rate: f64) -> Measure {
                 let mut latencies = Vec::with_capacity(1 << 16);
                 let mut errors = 0usize;
                 let mut n: u32 = 0;
-                let t0 = Instant::now() + Duration::from_millis(50) + phase;
+                let t0 = start + offset + phase;
                 loop {
                     let intended = t0 + interval * n;
-                    if intended >= end || stop.load(Ordering::Relaxed) || n >= 5_000_000 {
+                    if intended >= end || n >= 5_000_000 {
                         break;
                     }
                     let now = Instant::now();
@@ -158,8 +159,7 @@ fn paced(port: u16, seconds: u64, rate: f64) -> Measure {
         latencies.extend(l);
         errors += e;
     }
-    stop.store(true, Ordering::Relaxed);
-    let elapsed = (Instant::now().min(end) - start).as_secs_f64() - 0.05;
+    let elapsed = (Instant::now().min(end) - start).as_secs_f64();
     Measure {
         cpu_us: 0.0,
         requests: latencies.len() as f64,
@@ -268,6 +268,40 @@ impl Round {
         others.for_each(|v| self.envoy(v).signal("CONT"));
         m
     }
+
+    /// The variants one after another, each alone on the machine, in an order rotated by `round`.
+    fn measure_each(&self, round: usize, run: &dyn Fn(u16) -> Measure) -> [Measure; 3] {
+        let mut measures: [Option<Measure>; 3] = [None, None, None];
+        for i in 0..VARIANTS.len() {
+            let variant = VARIANTS[(round + i) % VARIANTS.len()];
+            measures[variant as usize] = Some(self.measure(variant, run));
+        }
+        measures.map(|m| m.unwrap())
+    }
+
+    /// The variants all at once, each under a paced load of `rate` on its own connections, their sends
+    /// interleaved (which variant sends first rotates with `round`). A moderate load leaves most of the machine
+    /// idle, so they hardly compete; but latency at such a load drifts by tens of µs over seconds with the
+    /// machine's state, and measured one after another the variants met different drifts (an A/A run read
+    /// +14 µs, the same build's added median moved from +29 to +71 µs between runs). Measured together they meet
+    /// the same.
+    fn measure_together(&self, round: usize, seconds: u64, rate: f64) -> [Measure; 3] {
+        VARIANTS.iter().for_each(|v| warm_up(self.envoy(*v).port));
+        let cpu = VARIANTS.map(|v| self.envoy(v).cpu_seconds());
+        let start = Instant::now() + Duration::from_millis(50);
+        // A third of the gap between two sends of the combined load of one variant.
+        let stagger = Duration::from_secs_f64(1.0 / rate / VARIANTS.len() as f64);
+        let clients = VARIANTS.map(|v| {
+            let port = self.envoy(v).port;
+            let offset = stagger * ((v as usize + round) % VARIANTS.len()) as u32;
+            thread::spawn(move || paced_from(port, start, seconds, rate, offset))
+        });
+        let mut measures = clients.map(|c| c.join().unwrap());
+        for (m, v) in measures.iter_mut().zip(VARIANTS) {
+            m.cpu_us = (self.envoy(v).cpu_seconds() - cpu[v as usize]) * 1e6 / m.requests.max(1.0);
+        }
+        measures
+    }
 }
 
 /// Every variant's measurements of one load, a round each.
@@ -291,16 +325,14 @@ impl Runs {
     }
 }
 
-/// Runs `rounds` rounds, each on fresh Envoys, rotating which variant goes first; also returns the requests
-/// PathFence admitted, to show it was on the path.
-fn compare(rounds: usize, setup: &Setup, run: &dyn Fn(u16) -> Measure) -> (Runs, i64) {
+/// Runs `rounds` rounds, each on fresh Envoys measured by `measure` (given the round's number); also returns the
+/// requests PathFence admitted, to show it was on the path.
+fn compare(rounds: usize, setup: &Setup, measure: &dyn Fn(&Round, usize) -> [Measure; 3]) -> (Runs, i64) {
     let mut runs = Runs([Vec::new(), Vec::new(), Vec::new()]);
     let mut admitted = 0;
     for round in 0..rounds {
         let envoys = Round::start(setup);
-        for i in 0..VARIANTS.len() {
-            let variant = VARIANTS[(round + i) % VARIANTS.len()];
-            let m = envoys.measure(variant, run);
+        for (variant, m) in VARIANTS.into_iter().zip(measure(&envoys, round)) {
             runs.0[variant as usize].push(m);
         }
         // The filter reports its counters on its next tick, at most 100 ms away once it idles.
@@ -362,8 +394,8 @@ fn main() {
     let setup = Setup { bin, upstream: upstream.port, config, empty, against };
     eprintln!(
         "bench: {rounds} rounds of {seconds} s per variant and load, each round on fresh Envoys (--concurrency 2); \
-         moderate {MODERATE_RATE}/s and busy loads paced on {PACED_CONNECTIONS} connections, saturating \
-         {SATURATING_CONNECTIONS} connections in a closed loop (wrk)"
+         moderate {MODERATE_RATE}/s on each variant at once and busy loads paced on {PACED_CONNECTIONS} connections \
+         per variant, saturating {SATURATING_CONNECTIONS} connections in a closed loop (wrk), one variant at a time"
     );
     let load_before = loadavg();
     // With no traffic at all, what is left is the cost of the filter's tick (and Envoy's own timers).
@@ -379,10 +411,13 @@ fn main() {
         VARIANTS.iter().map(|v| idle(round.envoy(*v))).collect()
     };
 
-    let (saturated, sat_admitted) = compare(rounds, &setup, &|port| saturating(port, seconds));
+    let (saturated, sat_admitted) =
+        compare(rounds, &setup, &|envoys, round| envoys.measure_each(round, &|port| saturating(port, seconds)));
     let busy_rate = (summary(saturated.of(Variant::Plain)).throughput * BUSY_SHARE).max(MODERATE_RATE);
-    let (busy, busy_admitted) = compare(rounds, &setup, &|port| paced(port, seconds, busy_rate));
-    let (moderate, mod_admitted) = compare(rounds, &setup, &|port| paced(port, seconds, MODERATE_RATE));
+    let (busy, busy_admitted) =
+        compare(rounds, &setup, &|envoys, round| envoys.measure_each(round, &|port| paced(port, seconds, busy_rate)));
+    let (moderate, mod_admitted) =
+        compare(rounds, &setup, &|envoys, round| envoys.measure_together(round, seconds, MODERATE_RATE));
 
     println!();
     println!("| load               | variant          | throughput/s | p50 (us) | p99 (us) | Envoy CPU/req (us) | errors |");
