@@ -212,6 +212,11 @@ enum Variant {
 
 const VARIANTS: [Variant; 3] = [Variant::Plain, Variant::Empty, Variant::Fence];
 
+/// Every order of the three variants' sends under the moderate load (each variant's place in it), one per round
+/// in turn: over the rounds each variant then follows each other one equally often. Rotating a single order would
+/// keep who follows whom, and a request just before can slow the next one.
+const ORDERS: [[u32; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+
 impl Variant {
     fn label(self) -> &'static str {
         match self {
@@ -280,7 +285,7 @@ impl Round {
     }
 
     /// The variants all at once, each under a paced load of `rate` on its own connections, their sends
-    /// interleaved (which variant sends first rotates with `round`). A moderate load leaves most of the machine
+    /// interleaved in the order `ORDERS` gives for `round`. A moderate load leaves most of the machine
     /// idle, so they hardly compete; but latency at such a load drifts by tens of µs over seconds with the
     /// machine's state, and measured one after another the variants met different drifts (an A/A run read
     /// +14 µs, the same build's added median moved from +29 to +71 µs between runs). Measured together they meet
@@ -293,7 +298,7 @@ impl Round {
         let stagger = Duration::from_secs_f64(1.0 / rate / VARIANTS.len() as f64);
         let clients = VARIANTS.map(|v| {
             let port = self.envoy(v).port;
-            let offset = stagger * ((v as usize + round) % VARIANTS.len()) as u32;
+            let offset = stagger * ORDERS[round % ORDERS.len()][v as usize];
             thread::spawn(move || paced_from(port, start, seconds, rate, offset))
         });
         let mut measures = clients.map(|c| c.join().unwrap());

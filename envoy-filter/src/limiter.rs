@@ -278,14 +278,18 @@ impl<H: Host> Worker<H> {
             .map(|class| self.config.reservations[class].max_concurrency.is_some().then(|| self.others_waiting(class)))
             .collect();
         // A waiter anywhere may need any pool's slots (a local request may borrow them): all spares go back. With
-        // nobody waiting, the ones requests still take stay: given back, each would be taken again by
-        // compare-and-swap right after.
+        // nobody waiting, the ones requests still take stay (given back, each would be taken again by
+        // compare-and-swap right after), unless they fill the path: a request elsewhere may then have been refused
+        // without ever waiting (`max_queue` 0) or have looked for a path to borrow from.
         let anyone_waits = others.iter().flatten().any(|o| waiting::any(o));
         for pool in 0..self.spare.len() {
             if anyone_waits || !self.keep_spares {
                 self.give_back_spares(pool);
             } else {
                 self.give_back_unused_spares(pool);
+                if self.spare[pool] > 0 && self.is_full(pool) {
+                    self.give_back_spares(pool);
+                }
             }
         }
         self.expire_held(now, effects);

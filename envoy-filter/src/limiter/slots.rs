@@ -68,6 +68,15 @@ impl<H: Host> Worker<H> {
         free
     }
 
+    /// Whether `pool`'s shared count is at its limit; yes if it cannot be read, so that spares are not kept on a
+    /// guess.
+    pub(super) fn is_full(&self, pool: usize) -> bool {
+        let Some(limit) = self.config.reservations[pool].max_concurrency else {
+            return false;
+        };
+        counters::load(&self.host, &self.keys.inflight[pool]).map_or(true, |load| load >= u64::from(limit))
+    }
+
     /// Takes `count` slots of `pool` out of the shared count now, or on a later tick if the race is lost.
     pub(super) fn give_back(&mut self, pool: usize, count: u32) {
         self.pending_release[pool] += count;

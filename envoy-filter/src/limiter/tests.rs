@@ -311,6 +311,47 @@ fn a_tick_keeps_as_many_spares_as_requests_took_since_the_last_one() {
 }
 
 #[test]
+fn spares_that_fill_the_path_go_back_on_the_tick_though_requests_took_them() {
+    let host = MockHost::default();
+    // With no queue, a request refused on another worker never shows as a waiter.
+    let json = r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 2, "max_queue": 0}]}"#;
+    let config = || Config::parse(json.as_bytes()).unwrap();
+    let (mut w1, mut w2) = (Worker::start(host.clone(), config()).unwrap(), Worker::start(host.clone(), config()).unwrap());
+    let mut fx = Vec::new();
+    for c in [1, 2] {
+        w1.on_request(c, A, &mut fx);
+    }
+    w1.on_stream_end(2, &mut fx);
+    assert_eq!(w1.on_request(3, A, &mut fx), Decision::Continue);
+    w1.on_stream_end(3, &mut fx);
+    assert_eq!(w2.on_request(10, A, &mut fx), Decision::Reject { reservation: A }, "w1's spare fills a");
+    w1.on_tick(&mut fx);
+    assert_eq!(w1.idle_slots(A), 0, "taken since the last tick, but it filled the path");
+    assert_eq!(w2.on_request(11, A, &mut fx), Decision::Continue);
+}
+
+#[test]
+fn when_the_arrival_rate_drops_the_tick_gives_back_spares_requests_took() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    traffic(&host, &mut w, 1, 60, 2, 1);
+    assert!(w.keeps_spares());
+    let mut fx = Vec::new();
+    w.on_request(99, B, &mut fx);
+    w.on_stream_end(99, &mut fx);
+    let writes = host.store.writes();
+    assert_eq!(w.on_request(100, B, &mut fx), Decision::Continue);
+    w.on_stream_end(100, &mut fx);
+    assert_eq!(host.store.writes(), writes, "request 100 took a spare");
+    assert!(w.idle_slots(B) > 0);
+    // A request took a spare since the last tick, but over the rate window requests came too slowly.
+    host.advance(30);
+    w.on_tick(&mut fx);
+    assert!(!w.keeps_spares());
+    assert_eq!(inflight(&host, "b"), 0);
+}
+
+#[test]
 fn every_nth_request_pauses_admission_on_the_listed_paths_only() {
     let host = MockHost::default();
     let mut w = worker(&host, r#", "pause": {"every_requests": 2, "duration_ms": 50, "paths": ["a"]}"#);
