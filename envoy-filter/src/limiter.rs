@@ -102,7 +102,7 @@ pub struct Worker<H: Host> {
     /// Slots this worker freed while nobody waited, kept in the shared count for its next requests if it keeps
     /// spares at all (`keep_spares`). The next request here takes one without touching shared data. A tick keeps
     /// at most as many as requests took since the last one (`spares_taken`) and gives back the rest; all of them
-    /// go back once a request waits, on this worker or another.
+    /// go back once a request waits, on this worker or another, and while they fill the path.
     spare: Vec<u32>,
     /// Spares requests took since the last tick.
     spares_taken: Vec<u32>,
