@@ -248,6 +248,16 @@ fn a_release_that_loses_every_race_is_retried_on_the_tick() {
     assert_eq!(w.tick_work(), TickWork::None);
 }
 
+/// Request `context` of `class` comes and goes on a spare: no shared write for either.
+fn reuse_a_spare(host: &MockHost, w: &mut Worker<MockHost>, context: u32, class: usize) {
+    let mut fx = Vec::new();
+    let writes = host.store.writes();
+    assert_eq!(w.on_request(context, class, &mut fx), Decision::Continue);
+    w.on_stream_end(context, &mut fx);
+    assert_eq!(host.store.writes(), writes, "request {context} took a spare and left one, without a shared write");
+    assert!(fx.is_empty());
+}
+
 #[test]
 fn a_spare_slot_is_reused_without_touching_shared_data() {
     let host = MockHost::default();
@@ -255,10 +265,7 @@ fn a_spare_slot_is_reused_without_touching_shared_data() {
     let mut fx = Vec::new();
     w.on_request(1, A, &mut fx);
     w.on_stream_end(1, &mut fx);
-    let writes = host.store.writes();
-    assert_eq!(w.on_request(2, A, &mut fx), Decision::Continue);
-    w.on_stream_end(2, &mut fx);
-    assert_eq!(host.store.writes(), writes);
+    reuse_a_spare(&host, &mut w, 2, A);
     assert_eq!(host.metric(A, Metric::Admitted), 2);
     // The spare is still in the shared count, and so in `active`: the tick keeps it, since a request took it.
     assert_eq!(host.metric(A, Metric::Active), 1);
@@ -290,10 +297,7 @@ fn a_tick_keeps_as_many_spares_as_requests_took_since_the_last_one() {
     for c in 4..=6 {
         w1.on_stream_end(c, &mut fx);
     }
-    let writes = host.store.writes();
-    assert_eq!(w1.on_request(7, B, &mut fx), Decision::Continue);
-    w1.on_stream_end(7, &mut fx);
-    assert_eq!(host.store.writes(), writes, "request 7 took a spare");
+    reuse_a_spare(&host, &mut w1, 7, B);
     w1.on_tick(&mut fx);
     assert_eq!(inflight(&host, "b"), 1, "one spare was taken since the last tick: one is kept, two go back");
     assert_eq!(w1.tick_work(), TickWork::Spares);
@@ -339,10 +343,7 @@ fn when_the_arrival_rate_drops_the_tick_gives_back_spares_requests_took() {
     let mut fx = Vec::new();
     w.on_request(99, B, &mut fx);
     w.on_stream_end(99, &mut fx);
-    let writes = host.store.writes();
-    assert_eq!(w.on_request(100, B, &mut fx), Decision::Continue);
-    w.on_stream_end(100, &mut fx);
-    assert_eq!(host.store.writes(), writes, "request 100 took a spare");
+    reuse_a_spare(&host, &mut w, 100, B);
     assert!(w.idle_slots(B) > 0);
     // A request took a spare since the last tick, but over the rate window requests came too slowly.
     host.advance(30);
@@ -535,10 +536,7 @@ fn at_a_high_arrival_rate_freed_slots_are_kept_as_spares_while_requests_take_the
     w.on_stream_end(2000, &mut fx);
     assert_eq!(inflight(&host, "b"), 1, "kept as a spare at 2 requests per ms");
     assert_eq!(w.tick_work(), TickWork::Spares, "a spare alone calls for the spares pace, not the prompt one");
-    let writes = host.store.writes();
-    assert_eq!(w.on_request(2001, B, &mut fx), Decision::Continue);
-    assert_eq!(host.store.writes(), writes, "the spare was taken without a shared write");
-    w.on_stream_end(2001, &mut fx);
+    reuse_a_spare(&host, &mut w, 2001, B);
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "b"), 1, "kept: a request took it since the last tick");
     w.on_tick(&mut fx);
