@@ -217,6 +217,21 @@ const VARIANTS: [Variant; 3] = [Variant::Plain, Variant::Empty, Variant::Fence];
 /// keep who follows whom, and a request just before can slow the next one.
 const ORDERS: [[u32; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
 
+/// `f` of every variant, called in an order that rotates with `round`; the results in the variants' order.
+fn in_rotated_order<T>(round: usize, mut f: impl FnMut(Variant) -> T) -> [T; 3] {
+    let mut results: [Option<T>; 3] = [None, None, None];
+    for i in 0..VARIANTS.len() {
+        let variant = VARIANTS[(round + i) % VARIANTS.len()];
+        results[variant as usize] = Some(f(variant));
+    }
+    results.map(|r| r.unwrap())
+}
+
+/// Envoy's CPU time since `cpu_before` (seconds), per request of `m`, in microseconds.
+fn cpu_per_request(e: &Envoy, cpu_before: f64, m: &Measure) -> f64 {
+    (e.cpu_seconds() - cpu_before) * 1e6 / m.requests.max(1.0)
+}
+
 impl Variant {
     fn label(self) -> &'static str {
         match self {
@@ -254,12 +269,7 @@ impl Round {
             Variant::Empty => Envoy::start_with(&setup.bin, setup.upstream, Some((setup.empty.as_path(), "{}"))).unwrap(),
             Variant::Fence => Envoy::start(&setup.bin, setup.upstream, Some(&setup.config)).unwrap(),
         };
-        let mut envoys: [Option<Envoy>; 3] = [None, None, None];
-        for i in 0..VARIANTS.len() {
-            let variant = VARIANTS[(round + i) % VARIANTS.len()];
-            envoys[variant as usize] = Some(start(variant));
-        }
-        Round { envoys: envoys.map(|e| e.unwrap()).into() }
+        Round { envoys: in_rotated_order(round, start).into() }
     }
 
     fn envoy(&self, variant: Variant) -> &Envoy {
@@ -276,19 +286,14 @@ impl Round {
         warm_up(e.port);
         let cpu = e.cpu_seconds();
         let mut m = run(e.port);
-        m.cpu_us = (e.cpu_seconds() - cpu) * 1e6 / m.requests.max(1.0);
+        m.cpu_us = cpu_per_request(e, cpu, &m);
         others.for_each(|v| self.envoy(v).signal("CONT"));
         m
     }
 
     /// The variants one after another, each alone on the machine, in an order rotated by `round`.
     fn measure_each(&self, round: usize, run: &dyn Fn(u16) -> Measure) -> [Measure; 3] {
-        let mut measures: [Option<Measure>; 3] = [None, None, None];
-        for i in 0..VARIANTS.len() {
-            let variant = VARIANTS[(round + i) % VARIANTS.len()];
-            measures[variant as usize] = Some(self.measure(variant, run));
-        }
-        measures.map(|m| m.unwrap())
+        in_rotated_order(round, |variant| self.measure(variant, run))
     }
 
     /// The variants all at once, each under a paced load of `rate` on its own connections, their sends
@@ -310,7 +315,7 @@ impl Round {
         });
         let mut measures = clients.map(|c| c.join().unwrap());
         for (m, v) in measures.iter_mut().zip(VARIANTS) {
-            m.cpu_us = (self.envoy(v).cpu_seconds() - cpu[v as usize]) * 1e6 / m.requests.max(1.0);
+            m.cpu_us = cpu_per_request(self.envoy(v), cpu[v as usize], m);
         }
         measures
     }
