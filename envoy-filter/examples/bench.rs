@@ -8,8 +8,8 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::thread;
 use std::process::Command;
+use std::thread;
 use std::time::{Duration, Instant};
 
 use support::*;
@@ -178,7 +178,10 @@ fn row(load: &str, variant: &str, m: &Measure) {
 }
 
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().map(str::to_string)).unwrap_or_default()
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_default()
 }
 
 fn cores() -> usize {
@@ -266,7 +269,9 @@ impl Round {
         let against = setup.against.as_deref().map(|m| (m, setup.config.as_str()));
         let start = |variant: Variant| match variant {
             Variant::Plain => Envoy::start_with(&setup.bin, setup.upstream, against).unwrap(),
-            Variant::Empty => Envoy::start_with(&setup.bin, setup.upstream, Some((setup.empty.as_path(), "{}"))).unwrap(),
+            Variant::Empty => {
+                Envoy::start_with(&setup.bin, setup.upstream, Some((setup.empty.as_path(), "{}"))).unwrap()
+            }
             Variant::Fence => Envoy::start(&setup.bin, setup.upstream, Some(&setup.config)).unwrap(),
         };
         Round { envoys: in_rotated_order(round, start).into() }
@@ -437,8 +442,12 @@ fn main() {
         compare(rounds, &setup, &|envoys, round| envoys.measure_together(round, seconds, MODERATE_RATE));
 
     println!();
-    println!("| load               | variant          | throughput/s | p50 (us) | p99 (us) | Envoy CPU/req (us) | errors |");
-    println!("|--------------------|------------------|-------------:|---------:|---------:|---------------:|-------:|");
+    println!(
+        "| load               | variant          | throughput/s | p50 (us) | p99 (us) | Envoy CPU/req (us) | errors |"
+    );
+    println!(
+        "|--------------------|------------------|-------------:|---------:|---------:|---------------:|-------:|"
+    );
     let loads = [
         (format!("moderate {MODERATE_RATE:.0}/s"), &moderate),
         (format!("busy {busy_rate:.0}/s"), &busy),
@@ -456,8 +465,18 @@ fn main() {
     println!("Medians of per-round differences; the targets are PathFence's against no filter.");
     for (label, runs) in &loads {
         verdict(label, "PathFence against no filter", &runs.deltas(Variant::Fence, Variant::Plain), true);
-        verdict(label, "empty filter against no filter (the Wasm floor)", &runs.deltas(Variant::Empty, Variant::Plain), false);
-        verdict(label, "PathFence against the empty filter (the fence's own cost)", &runs.deltas(Variant::Fence, Variant::Empty), false);
+        verdict(
+            label,
+            "empty filter against no filter (the Wasm floor)",
+            &runs.deltas(Variant::Empty, Variant::Plain),
+            false,
+        );
+        verdict(
+            label,
+            "PathFence against the empty filter (the fence's own cost)",
+            &runs.deltas(Variant::Fence, Variant::Empty),
+            false,
+        );
     }
     println!(
         "idle (no requests), Envoy CPU in ms/s: {:.1} without a filter, {:.1} with the empty filter, {:.1} with PathFence",

@@ -18,11 +18,7 @@ pub fn classify(config: &Config, request: &dyn RequestView) -> usize {
     let path = full.split(['?', '#']).next().unwrap_or("");
     // Read only when a matcher asks for it: every header read is a hostcall.
     let mut method: Option<Option<String>> = None;
-    config
-        .matchers
-        .iter()
-        .position(|m| matches(m, path, &mut method, request))
-        .unwrap_or_else(|| config.local())
+    config.matchers.iter().position(|m| matches(m, path, &mut method, request)).unwrap_or_else(|| config.local())
 }
 
 fn matches(m: &Matcher, path: &str, method: &mut Option<Option<String>>, request: &dyn RequestView) -> bool {

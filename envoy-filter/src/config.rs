@@ -429,8 +429,8 @@ mod tests {
     fn the_local_name_is_reserved_and_pause_names_must_exist() {
         let e = parse(r#"{"paths": [{"name": "local", "max_concurrency": 1}]}"#).unwrap_err();
         assert_eq!(e.field, "paths[0].name");
-        let e = parse(r#"{"paths": [], "pause": {"every_requests": 1, "duration_ms": 5, "paths": ["nope"]}}"#)
-            .unwrap_err();
+        let e =
+            parse(r#"{"paths": [], "pause": {"every_requests": 1, "duration_ms": 5, "paths": ["nope"]}}"#).unwrap_err();
         assert_eq!(e.field, "pause.paths[0]");
         assert!(parse(r#"{"paths": [], "pause": {"every_requests": 1, "duration_ms": 5, "paths": ["local"]}}"#).is_ok());
     }
@@ -458,7 +458,12 @@ mod deploy_tests {
     fn the_envoyfilter_example_configuration_is_valid() {
         let yaml = include_str!("../deploy/envoyfilter.yaml");
         let start = yaml.find("value: |").unwrap() + "value: |".len();
-        let json: String = yaml[start..].lines().skip(1).take_while(|l| l.starts_with("                  ")).collect::<Vec<_>>().join("\n");
+        let json: String = yaml[start..]
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("                  "))
+            .collect::<Vec<_>>()
+            .join("\n");
         let config = Config::parse(json.as_bytes()).unwrap();
         assert_eq!(config.reservations.len(), 3);
     }

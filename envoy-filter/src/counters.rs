@@ -159,11 +159,7 @@ pub fn increment(store: &dyn SharedStore, key: &str) -> Result<Option<u64>, Host
 
 /// Reads the little-endian `u64` at `offset`, 0 if the bytes are short.
 pub fn read_u64(bytes: &[u8], offset: usize) -> u64 {
-    bytes
-        .get(offset..offset + 8)
-        .and_then(|b| <[u8; 8]>::try_from(b).ok())
-        .map(u64::from_le_bytes)
-        .unwrap_or(0)
+    bytes.get(offset..offset + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()).map(u64::from_le_bytes).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -50,7 +50,9 @@ pub enum Decision {
     /// Hold the request; an [`Effect`] will resume or refuse it later.
     Wait,
     /// Answer with a local 503 naming this reservation.
-    Reject { reservation: usize },
+    Reject {
+        reservation: usize,
+    },
 }
 
 /// Work for the host on a stream other than the current one.
@@ -71,9 +73,13 @@ struct Permit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     /// Held by a pause since this millisecond; the wait counts against the path's queue and timeout.
-    Held { since_ms: u64 },
+    Held {
+        since_ms: u64,
+    },
     /// Waiting for a slot since this millisecond (since it was held, if it was).
-    Waiting { since_ms: u64 },
+    Waiting {
+        since_ms: u64,
+    },
     Admitted(Permit),
 }
 
@@ -348,7 +354,13 @@ impl<H: Host> Worker<H> {
     }
 
     /// `since_ms` is when a request released from a pause started to wait.
-    fn admit_or_queue(&mut self, context: u32, class: usize, since_ms: Option<u64>, effects: &mut Vec<Effect>) -> Decision {
+    fn admit_or_queue(
+        &mut self,
+        context: u32,
+        class: usize,
+        since_ms: Option<u64>,
+        effects: &mut Vec<Effect>,
+    ) -> Decision {
         // Nobody waits for this path, here or on another worker: no one to overtake.
         if self.queues[class].is_empty() && !self.others_wait(class) {
             if let Some(permit) = self.try_acquire(class) {
@@ -524,7 +536,9 @@ impl<H: Host> Worker<H> {
             match waiting::publish(&self.host, &self.keys.waiting[class], &mine) {
                 Ok(true) => self.unpublished[class] = false,
                 Ok(false) => {}
-                Err(e) => warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.reservations[class].name),
+                Err(e) => {
+                    warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.reservations[class].name)
+                }
             }
         }
     }

@@ -105,7 +105,10 @@ fn a_stalled_path_cannot_take_the_threads_of_another_path() {
         a_rejected.iter().all(|o| o.retry_after.as_deref() == Some("1")),
         "every refusal should carry retry-after: 1 (retry_after_s' default): {a_rejected:?}"
     );
-    assert!(quantile_ms(&a_rejected_latencies, 0.99) < 600.0, "refusals should come soon after the 100 ms queue timeout");
+    assert!(
+        quantile_ms(&a_rejected_latencies, 0.99) < 600.0,
+        "refusals should come soon after the 100 ms queue timeout"
+    );
     assert!(fenced.a.iter().all(|o| o.status == 200 || o.status == 503));
 
     // After the load every gauge drains back to zero, on both workers.
@@ -118,7 +121,8 @@ fn a_stalled_path_cannot_take_the_threads_of_another_path() {
     });
     let stats = envoy.stats("pathfence");
     assert!(drained, "gauges did not drain: {stats:?}");
-    let refused = stats["wasmcustom.pathfence.a.rejected_queue_full"] + stats["wasmcustom.pathfence.a.rejected_timeout"];
+    let refused =
+        stats["wasmcustom.pathfence.a.rejected_queue_full"] + stats["wasmcustom.pathfence.a.rejected_timeout"];
     assert_eq!(refused as usize, a_rejected.len());
     assert_eq!(stats["wasmcustom.pathfence.b.admitted"] as usize, fenced.b.len());
     // Both workers took connections, so the limit held across threads, not within one.
@@ -148,7 +152,8 @@ fn a_slot_or_a_place_in_the_queue_is_released_when_the_client_disconnects() {
     // Four requests take all of a's slots and two more wait; one takes q's slot and two more wait for it.
     // Every client gives up after 300 ms: a's waiters are refused at their 100 ms timeout before that, q's are
     // still queued (10 s timeout) when their clients go.
-    let mut schedule: Vec<(String, Duration)> = (0..6).map(|i| ("/a/x".to_string(), Duration::from_millis(i * 10))).collect();
+    let mut schedule: Vec<(String, Duration)> =
+        (0..6).map(|i| ("/a/x".to_string(), Duration::from_millis(i * 10))).collect();
     schedule.extend((0..3).map(|i| ("/q/x".to_string(), Duration::from_millis(60 + i * 10))));
     let port = envoy.port;
     let load = std::thread::spawn(move || open_loop(port, &schedule, Duration::from_millis(300)));
@@ -158,7 +163,9 @@ fn a_slot_or_a_place_in_the_queue_is_released_when_the_client_disconnects() {
     assert_eq!(during.get("wasmcustom.pathfence.a.active"), Some(&4), "while the clients wait: {during:?}");
     assert_eq!(during.get("wasmcustom.pathfence.q.active"), Some(&1), "while the clients wait: {during:?}");
     assert_eq!(during.get("wasmcustom.pathfence.q.queued"), Some(&2), "while the clients wait: {during:?}");
-    let count = |prefix: &str, status: u16| outcomes.iter().filter(|o| o.path.starts_with(prefix) && o.status == status).count();
+    let count = |prefix: &str, status: u16| {
+        outcomes.iter().filter(|o| o.path.starts_with(prefix) && o.status == status).count()
+    };
     assert_eq!((count("/a", 0), count("/a", 503)), (4, 2), "{outcomes:?}");
     assert_eq!(count("/q", 0), 3, "q's clients all give up, none is refused: {outcomes:?}");
     let refused: Vec<&Outcome> = outcomes.iter().filter(|o| o.status == 503).collect();
@@ -219,7 +226,8 @@ fn an_injected_pause_shows_up_as_the_configured_stall() {
         let l: Vec<Duration> = outcomes.iter().filter(|o| o.path.starts_with(p)).map(|o| o.latency).collect();
         quantile_ms(&l, q)
     };
-    let a_delayed = outcomes.iter().filter(|o| o.path.starts_with("/a") && o.latency > Duration::from_millis(100)).count();
+    let a_delayed =
+        outcomes.iter().filter(|o| o.path.starts_with("/a") && o.latency > Duration::from_millis(100)).count();
     let stats = envoy.stats("pathfence");
     println!(
         "pause 300 ms every 20 requests on a: a max {:.1} ms, a median {:.1} ms, {a_delayed} of a delayed > 100 ms; \
@@ -233,7 +241,11 @@ fn an_injected_pause_shows_up_as_the_configured_stall() {
     );
     assert!(outcomes.iter().all(|o| o.status == 200));
     // The longest wait on a is one pause: at least most of it, and not much more.
-    assert!((250.0..=800.0).contains(&ms("/a", 1.0)), "a's max latency {:.1} ms is not one 300 ms pause", ms("/a", 1.0));
+    assert!(
+        (250.0..=800.0).contains(&ms("/a", 1.0)),
+        "a's max latency {:.1} ms is not one 300 ms pause",
+        ms("/a", 1.0)
+    );
     assert!(a_delayed >= 10, "only {a_delayed} requests of a were held");
     // About 15 of every 35 requests of a arrive during a pause, so a's p90 is deep in it; b, not listed, is the
     // control in the same run and must fail that same check.

@@ -44,7 +44,10 @@ impl<H: Host> Worker<H> {
             }
             Ok(Acquire::Full) | Ok(Acquire::Contended) => None,
             Err(e) => {
-                warn!("pathfence: shared count of `{}` unavailable, admitting: {e}", self.config.reservations[pool].name);
+                warn!(
+                    "pathfence: shared count of `{}` unavailable, admitting: {e}",
+                    self.config.reservations[pool].name
+                );
                 Some(Permit { pool, counted: false })
             }
         }

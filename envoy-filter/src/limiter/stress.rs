@@ -103,7 +103,11 @@ impl Run {
                 Effect::Reject { context, .. } => (context, false),
             };
             let pending_here = matches!(self.streams.get(&context), Some((owner, _, Phase::Pending)) if *owner == w);
-            assert!(pending_here, "{effect:?} from worker {w} on a stream not pending there: {:?}", self.streams.get(&context));
+            assert!(
+                pending_here,
+                "{effect:?} from worker {w} on a stream not pending there: {:?}",
+                self.streams.get(&context)
+            );
             if admitted {
                 if let Some(stream) = self.streams.get_mut(&context) {
                     stream.2 = Phase::Admitted;
@@ -234,7 +238,11 @@ impl Run {
         assert_eq!(self.host.metric(LOCAL, Metric::Active), local, "step {step}: active of the unbounded local path");
         for (w, worker) in self.workers.iter().enumerate() {
             let work = worker.tick_work();
-            assert!(self.paces[w].serves(work), "step {step}: worker {w} ticks at {} ms with {work:?} to do", self.paces[w].period_ms());
+            assert!(
+                self.paces[w].serves(work),
+                "step {step}: worker {w} ticks at {} ms with {work:?} to do",
+                self.paces[w].period_ms()
+            );
         }
         self.periods_seen.extend(self.paces.iter().map(Pace::period_ms));
         let tracked: usize = self.workers.iter().map(Worker::tracked).sum();
@@ -250,7 +258,11 @@ impl Run {
         for pool in [A, B] {
             let queued: usize = self.workers.iter().map(|w| w.queued(pool)).sum();
             if queued > 0 {
-                assert_eq!(self.inflight(pool), LIMITS[pool], "step {step}: {queued} waiting on pool {pool} beside a free slot");
+                assert_eq!(
+                    self.inflight(pool),
+                    LIMITS[pool],
+                    "step {step}: {queued} waiting on pool {pool} beside a free slot"
+                );
             }
         }
     }
@@ -313,7 +325,11 @@ fn two_workers_interleaved_at_random_keep_every_invariant() {
         }
         assert!(run.admitted > 500, "seed {seed}: too few admissions ({}) to prove anything", run.admitted);
         assert_eq!(run.spares_seen, [true, true], "seed {seed}: workers must both keep spares and not");
-        assert_eq!(run.periods_seen.iter().copied().collect::<Vec<_>>(), vec![2, 5, 100], "seed {seed}: every pace must be seen");
+        assert_eq!(
+            run.periods_seen.iter().copied().collect::<Vec<_>>(),
+            vec![2, 5, 100],
+            "seed {seed}: every pace must be seen"
+        );
         run.finish();
     }
 }

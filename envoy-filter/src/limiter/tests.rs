@@ -320,7 +320,8 @@ fn spares_that_fill_the_path_go_back_on_the_tick_though_requests_took_them() {
     // With no queue, a request refused on another worker never shows as a waiter.
     let json = r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 2, "max_queue": 0}]}"#;
     let config = || Config::parse(json.as_bytes()).unwrap();
-    let (mut w1, mut w2) = (Worker::start(host.clone(), config()).unwrap(), Worker::start(host.clone(), config()).unwrap());
+    let (mut w1, mut w2) =
+        (Worker::start(host.clone(), config()).unwrap(), Worker::start(host.clone(), config()).unwrap());
     let mut fx = Vec::new();
     for c in [1, 2] {
         w1.on_request(c, A, &mut fx);
@@ -492,7 +493,15 @@ fn traffic(host: &MockHost, w: &mut Worker<MockHost>, first_context: u32, n: u32
     traffic_of(B, host, w, first_context, n, burst, gap_ms);
 }
 
-fn traffic_of(class: usize, host: &MockHost, w: &mut Worker<MockHost>, first_context: u32, n: u32, burst: u32, gap_ms: u64) {
+fn traffic_of(
+    class: usize,
+    host: &MockHost,
+    w: &mut Worker<MockHost>,
+    first_context: u32,
+    n: u32,
+    burst: u32,
+    gap_ms: u64,
+) {
     let mut fx = Vec::new();
     for i in 0..n {
         let context = first_context + i;
@@ -578,7 +587,11 @@ fn a_worker_that_has_seen_waiters_elsewhere_keeps_ticking_at_the_prompt_pace_unt
     host.advance(20);
     w1.on_tick(&mut fx);
     assert!(!w1.keeps_spares());
-    assert_eq!(w1.tick_work(), TickWork::Prompt, "w2's waiter is work for w1's tick: newcomers on w1 must queue behind it");
+    assert_eq!(
+        w1.tick_work(),
+        TickWork::Prompt,
+        "w2's waiter is work for w1's tick: newcomers on w1 must queue behind it"
+    );
     w1.on_stream_end(1, &mut fx);
     w2.on_tick(&mut fx);
     assert_eq!(fx, vec![Effect::Resume { context: 3 }]);

@@ -32,10 +32,7 @@ pub fn envoy_bin(test: &str) -> Option<PathBuf> {
     if path.is_file() {
         return Some(path);
     }
-    let message = format!(
-        "{test}: Envoy not found at {} (run scripts/tools.sh, or set ENVOY_BIN)",
-        path.display()
-    );
+    let message = format!("{test}: Envoy not found at {} (run scripts/tools.sh, or set ENVOY_BIN)", path.display());
     if std::env::var("CI").as_deref() == Ok("true") {
         panic!("{message}; CI=true, so this is a failure, not a skip");
     }
@@ -218,7 +215,8 @@ impl Envoy {
         }
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         // Fields after the command name, which is in parentheses and may hold spaces.
-        let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+        let fields: Vec<&str> =
+            stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
         let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
         // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name; USER_HZ is 100 on Linux.
         (ticks(11) + ticks(12)) / 100.0
@@ -266,9 +264,11 @@ impl Response {
 fn read_response(reader: &mut BufReader<TcpStream>) -> std::io::Result<Response> {
     let mut line = String::new();
     reader.read_line(&mut line)?;
-    let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::InvalidData, format!("bad status line {line:?}"))
-    })?;
+    let status = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("bad status line {line:?}")))?;
     let mut headers = Vec::new();
     loop {
         line.clear();
@@ -407,7 +407,12 @@ impl Upstream {
     }
 }
 
-fn connection(conn: TcpStream, pool: Option<mpsc::Sender<Job>>, service_time: fn(&str) -> Duration, stop: Arc<AtomicBool>) {
+fn connection(
+    conn: TcpStream,
+    pool: Option<mpsc::Sender<Job>>,
+    service_time: fn(&str) -> Duration,
+    stop: Arc<AtomicBool>,
+) {
     let Ok(read_half) = conn.try_clone() else { return };
     let mut reader = BufReader::new(read_half);
     let mut line = String::new();

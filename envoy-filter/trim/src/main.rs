@@ -29,13 +29,8 @@ const UNUSED_CALLBACKS: [&str; 7] = [
 ];
 
 /// What the filter does rely on; if one is missing, the module is not the filter (or the SDK changed its ABI).
-const NEEDED_CALLBACKS: [&str; 5] = [
-    "proxy_on_context_create",
-    "proxy_on_configure",
-    "proxy_on_tick",
-    "proxy_on_request_headers",
-    "proxy_on_delete",
-];
+const NEEDED_CALLBACKS: [&str; 5] =
+    ["proxy_on_context_create", "proxy_on_configure", "proxy_on_tick", "proxy_on_request_headers", "proxy_on_delete"];
 
 fn trim(input: &Path, output: &Path) -> Result<Vec<String>, String> {
     let before = std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
