@@ -29,6 +29,12 @@ fn default_worker_lease_ms() -> u64 {
     10_000
 }
 
+/// Waits, pauses and leases are added to a clock reading in milliseconds; an hour is far beyond any sensible
+/// setting, so a larger value is a typo (or seconds written as milliseconds), not an intent.
+pub const MAX_TIME_MS: u64 = 3_600_000;
+/// A day: clients told to come back later than that would rather be told the service is gone.
+pub const MAX_RETRY_AFTER_S: u32 = 86_400;
+
 /// The whole plugin configuration as written by the operator.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -87,10 +93,10 @@ pub struct RawHeaderMatch {
 pub struct RawLocal {
     /// `None` leaves local requests unbounded, so they never wait.
     pub max_concurrency: Option<u32>,
-    #[serde(default = "default_max_queue")]
-    pub max_queue: u32,
-    #[serde(default = "default_queue_timeout_ms")]
-    pub queue_timeout_ms: u64,
+    /// `None` when not given, so that a queue bound on an unbounded reservation can be refused; 16 otherwise.
+    pub max_queue: Option<u32>,
+    /// `None` when not given, for the same reason; 1000 otherwise.
+    pub queue_timeout_ms: Option<u64>,
     /// Whether a local request may take a free slot of another path when the local reservation is full.
     #[serde(default = "default_true")]
     pub borrow: bool,
@@ -102,12 +108,7 @@ fn default_true() -> bool {
 
 impl Default for RawLocal {
     fn default() -> Self {
-        RawLocal {
-            max_concurrency: None,
-            max_queue: default_max_queue(),
-            queue_timeout_ms: default_queue_timeout_ms(),
-            borrow: true,
-        }
+        RawLocal { max_concurrency: None, max_queue: None, queue_timeout_ms: None, borrow: true }
     }
 }
 
@@ -205,8 +206,48 @@ impl Config {
     }
 
     pub fn parse(json: &[u8]) -> Result<Config, ConfigError> {
-        let raw: RawConfig = serde_json::from_slice(json).map_err(|e| error(serde_field(&e), e.to_string()))?;
+        let mut document = serde_json::Deserializer::from_slice(json);
+        let raw: RawConfig = serde_path_to_error::deserialize(&mut document).map_err(|e| decoding_error(&e))?;
+        // Text after the configuration is as much a typo as text inside it.
+        document.end().map_err(|e| error(WHOLE_DOCUMENT, e.to_string()))?;
         Config::validate(raw)
+    }
+
+    /// Settings that are valid but probably not what the operator meant, to be logged when the configuration is
+    /// applied. They are not refused: a what-if experiment may want exactly that.
+    pub fn warnings(&self) -> Vec<String> {
+        let Some(pause) = &self.pause else {
+            return Vec::new();
+        };
+        pause.paths.iter().filter_map(|&index| self.pause_warning(pause, index)).collect()
+    }
+
+    /// Why the pause would refuse requests of the reservation at `index` with a 503 rather than delay them.
+    fn pause_warning(&self, pause: &PauseSchedule, index: usize) -> Option<String> {
+        let reservation = &self.reservations[index];
+        let (name, field) = (&reservation.name, self.field_of(index));
+        if reservation.max_queue == 0 {
+            return Some(format!(
+                "`{field}.max_queue` is 0 on paused path `{name}`: every request arriving during a pause gets a 503"
+            ));
+        }
+        if pause.duration_ms >= reservation.queue_timeout_ms {
+            return Some(format!(
+                "`pause.duration_ms` ({}) is at least `{field}.queue_timeout_ms` ({}) of paused path `{name}`: \
+                 requests a pause holds that long get a 503 instead of going through when it ends",
+                pause.duration_ms, reservation.queue_timeout_ms
+            ));
+        }
+        None
+    }
+
+    /// The configuration field of the reservation at `index`: `paths[i]`, or `local` for the last one.
+    fn field_of(&self, index: usize) -> String {
+        if index == self.local() {
+            LOCAL_PATH.to_string()
+        } else {
+            format!("paths[{index}]")
+        }
     }
 
     pub fn validate(raw: RawConfig) -> Result<Config, ConfigError> {
@@ -233,6 +274,7 @@ impl Config {
             if path.queue_timeout_ms == 0 && path.max_queue > 0 {
                 return Err(error(at("queue_timeout_ms"), "must be at least 1 when max_queue is above 0"));
             }
+            at_most(&at("queue_timeout_ms"), path.queue_timeout_ms, 0, MAX_TIME_MS)?;
             matchers.push(matcher(&path.matcher, &format!("paths[{i}].match"))?);
             reservations.push(Reservation {
                 name: path.name.clone(),
@@ -241,18 +283,7 @@ impl Config {
                 queue_timeout_ms: path.queue_timeout_ms,
             });
         }
-        if raw.local.max_concurrency == Some(0) {
-            return Err(error("local.max_concurrency", "must be at least 1 (leave it out for no limit)"));
-        }
-        if raw.local.queue_timeout_ms == 0 && raw.local.max_queue > 0 && raw.local.max_concurrency.is_some() {
-            return Err(error("local.queue_timeout_ms", "must be at least 1 when max_queue is above 0"));
-        }
-        reservations.push(Reservation {
-            name: LOCAL_PATH.to_string(),
-            max_concurrency: raw.local.max_concurrency,
-            max_queue: raw.local.max_queue,
-            queue_timeout_ms: raw.local.queue_timeout_ms,
-        });
+        reservations.push(local(&raw.local, raw.pause.as_ref())?);
         let pause = match raw.pause {
             None => None,
             Some(p) => Some(pause(&p, &reservations)?),
@@ -260,6 +291,8 @@ impl Config {
         if raw.worker_lease_ms < MIN_WORKER_LEASE_MS {
             return Err(error("worker_lease_ms", format!("must be at least {MIN_WORKER_LEASE_MS} (two heartbeats)")));
         }
+        at_most("worker_lease_ms", raw.worker_lease_ms, MIN_WORKER_LEASE_MS, MAX_TIME_MS)?;
+        at_most("retry_after_s", raw.retry_after_s.into(), 0, MAX_RETRY_AFTER_S.into())?;
         Ok(Config {
             reservations,
             matchers,
@@ -271,6 +304,38 @@ impl Config {
     }
 }
 
+/// Refuses `value` above `max`, naming the whole allowed range `min..=max` so the operator sees what fits.
+fn at_most(field: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {
+    if value > max {
+        return Err(error(field, format!("must be from {min} to {max}, not {value}")));
+    }
+    Ok(())
+}
+
+fn local(raw: &RawLocal, pause: Option<&RawPause>) -> Result<Reservation, ConfigError> {
+    if raw.max_concurrency == Some(0) {
+        return Err(error("local.max_concurrency", "must be at least 1 (leave it out for no limit)"));
+    }
+    // An unbounded local request never waits for a slot, so its queue bounds only matter for holds by a pause.
+    let paused = pause.is_some_and(|p| p.paths.iter().any(|name| name == LOCAL_PATH));
+    if raw.max_concurrency.is_none() && !paused {
+        let needs_limit = "has no effect without a local limit: it needs `local.max_concurrency`";
+        if raw.max_queue.is_some() {
+            return Err(error("local.max_queue", needs_limit));
+        }
+        if raw.queue_timeout_ms.is_some() {
+            return Err(error("local.queue_timeout_ms", needs_limit));
+        }
+    }
+    let max_queue = raw.max_queue.unwrap_or_else(default_max_queue);
+    let queue_timeout_ms = raw.queue_timeout_ms.unwrap_or_else(default_queue_timeout_ms);
+    if queue_timeout_ms == 0 && max_queue > 0 && (raw.max_concurrency.is_some() || paused) {
+        return Err(error("local.queue_timeout_ms", "must be at least 1 when max_queue is above 0"));
+    }
+    at_most("local.queue_timeout_ms", queue_timeout_ms, 0, MAX_TIME_MS)?;
+    Ok(Reservation { name: LOCAL_PATH.to_string(), max_concurrency: raw.max_concurrency, max_queue, queue_timeout_ms })
+}
+
 fn pause(raw: &RawPause, reservations: &[Reservation]) -> Result<PauseSchedule, ConfigError> {
     if raw.every_requests == 0 {
         return Err(error("pause.every_requests", "must be at least 1"));
@@ -278,6 +343,7 @@ fn pause(raw: &RawPause, reservations: &[Reservation]) -> Result<PauseSchedule, 
     if raw.duration_ms == 0 {
         return Err(error("pause.duration_ms", "must be at least 1"));
     }
+    at_most("pause.duration_ms", raw.duration_ms, 1, MAX_TIME_MS)?;
     if raw.paths.is_empty() {
         return Err(error("pause.paths", "must name at least one path"));
     }
@@ -334,18 +400,32 @@ fn matcher(raw: &RawMatch, at: &str) -> Result<Matcher, ConfigError> {
     Ok(Matcher { path, method, headers })
 }
 
-/// Best effort at the field a serde error is about, so the log line names it even for syntax-level errors.
-fn serde_field(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    for marker in ["unknown field `", "missing field `", "duplicate field `"] {
-        if let Some(start) = text.find(marker) {
-            let rest = &text[start + marker.len()..];
-            if let Some(end) = rest.find('`') {
-                return rest[..end].to_string();
-            }
-        }
+/// The field named by an error that is about the JSON text as a whole (its syntax) rather than one value.
+const WHOLE_DOCUMENT: &str = "<document>";
+
+/// Names the full path of the value a decoding error is about, e.g. `paths[1].max_concurrency`. A syntax error
+/// keeps `<document>`: the parser's position is not a field, and serde_json's message gives its line and column.
+fn decoding_error(e: &serde_path_to_error::Error<serde_json::Error>) -> ConfigError {
+    let message = e.inner().to_string();
+    if !e.inner().is_data() {
+        return error(WHOLE_DOCUMENT, message);
     }
-    "<document>".to_string()
+    // The top-level object has an empty path: an error about it (a missing `paths`) is about the document.
+    let at = e.path().iter().next().map(|_| e.path().to_string());
+    // serde reports a missing or repeated field at the object that holds it; the operator looks for the field.
+    let field = match (at, named_field(&message)) {
+        (Some(at), Some(named)) => format!("{at}.{named}"),
+        (Some(at), None) => at,
+        (None, Some(named)) => named.to_string(),
+        (None, None) => WHOLE_DOCUMENT.to_string(),
+    };
+    error(field, message)
+}
+
+/// The name in serde's fixed "missing field `name`" or "duplicate field `name`" message, its only mention of it.
+fn named_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("missing field `").or_else(|| message.strip_prefix("duplicate field `"))?;
+    rest.split('`').next()
 }
 
 #[cfg(test)]
@@ -377,16 +457,50 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_field_is_refused_by_name() {
+    fn an_unknown_field_is_refused_by_its_full_path() {
         let e = parse(r#"{"paths": [{"name": "a", "max_concurrency": 1, "max_concurency": 2}]}"#).unwrap_err();
-        assert_eq!(e.field, "max_concurency");
-        assert!(e.to_string().contains("max_concurency"));
+        assert_eq!(e.field, "paths[0].max_concurency");
+        assert!(e.to_string().starts_with("invalid pathfence configuration: field `paths[0].max_concurency`: "), "{e}");
+        let e = parse(r#"{"paths": [{"name": "a", "match": {"prefx": "/a"}, "max_concurrency": 1}]}"#).unwrap_err();
+        assert_eq!(e.field, "paths[0].match.prefx");
     }
 
     #[test]
-    fn a_missing_name_is_refused_by_name() {
+    fn an_unknown_field_deep_in_a_header_match_is_refused_by_its_full_path() {
+        let e = parse(
+            r#"{"paths": [{"name": "a", "max_concurrency": 1},
+                          {"name": "b", "match": {"headers": [{"name": "x"}, {"name": "y", "exactt": "1"}]}, "max_concurrency": 1}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "paths[1].match.headers[1].exactt");
+    }
+
+    #[test]
+    fn a_type_error_deep_in_a_path_is_refused_by_its_full_path() {
+        let two_paths = |value: &str| {
+            format!(
+                r#"{{"paths": [{{"name": "a", "max_concurrency": 1}}, {{"name": "b", "max_concurrency": {value}}}]}}"#
+            )
+        };
+        for value in ["-1", r#""4""#, "4.5", "4294967296"] {
+            let e = parse(&two_paths(value)).unwrap_err();
+            assert_eq!(e.field, "paths[1].max_concurrency", "{value}: {e}");
+        }
+        let e = parse(r#"{"paths": [], "local": {"borrow": "no"}}"#).unwrap_err();
+        assert_eq!(e.field, "local.borrow");
+    }
+
+    #[test]
+    fn a_missing_or_repeated_field_is_refused_by_its_full_path() {
         let e = parse(r#"{"paths": [{"max_concurrency": 1}]}"#).unwrap_err();
-        assert_eq!(e.field, "name");
+        assert_eq!(e.field, "paths[0].name");
+        let e = parse(r#"{"paths": [{"name": "a", "match": {"headers": [{"exact": "1"}]}, "max_concurrency": 1}]}"#)
+            .unwrap_err();
+        assert_eq!(e.field, "paths[0].match.headers[0].name");
+        let e = parse(r#"{"paths": [{"name": "a", "max_concurrency": 1, "max_concurrency": 2}]}"#).unwrap_err();
+        assert_eq!(e.field, "paths[0].max_concurrency");
+        let e = parse(r#"{"local": {}}"#).unwrap_err();
+        assert_eq!(e.field, "paths");
     }
 
     #[test]
@@ -443,9 +557,91 @@ mod tests {
     }
 
     #[test]
-    fn malformed_json_is_refused() {
-        assert!(parse("{").is_err());
-        assert!(parse("").is_err());
+    fn malformed_json_is_refused_with_its_line_and_column() {
+        for (json, at) in
+            [("{", "line 1 column 1"), ("", "line 1 column 0"), ("{\n\"paths\": [,]}", "line 2 column 11")]
+        {
+            let e = parse(json).unwrap_err();
+            assert_eq!(e.field, "<document>");
+            assert!(e.message.ends_with(at), "{json:?}: {e}");
+        }
+        let e = parse(r#"{"paths": []} {}"#).unwrap_err();
+        assert_eq!((e.field.as_str(), e.message.as_str()), ("<document>", "trailing characters at line 1 column 15"));
+    }
+
+    #[test]
+    fn times_beyond_an_hour_are_refused_naming_the_field_and_the_range() {
+        // One valid configuration with room for a field in the path, in `local` and at the top level.
+        let config = |path: &str, local: &str, top: &str| {
+            format!(
+                r#"{{"paths": [{{"name": "a", "max_concurrency": 1{path}}}], "local": {{"max_concurrency": 1{local}}}{top}}}"#
+            )
+        };
+        let pause = r#", "pause": {"every_requests": 1, "duration_ms": 3600001, "paths": ["a"]}"#;
+        let cases = [
+            (config(r#", "queue_timeout_ms": 3600001"#, "", ""), "paths[0].queue_timeout_ms", "from 0 to 3600000"),
+            (config("", r#", "queue_timeout_ms": 3600001"#, ""), "local.queue_timeout_ms", "from 0 to 3600000"),
+            (config("", "", pause), "pause.duration_ms", "from 1 to 3600000"),
+            (config("", "", r#", "worker_lease_ms": 3600001"#), "worker_lease_ms", "from 2000 to 3600000"),
+            (config("", "", r#", "retry_after_s": 86401"#), "retry_after_s", "from 0 to 86400"),
+        ];
+        for (json, field, range) in cases {
+            let e = parse(&json).unwrap_err();
+            assert_eq!(e.field, field, "{e}");
+            assert!(e.message.contains(range), "{e}");
+            let largest = json.replace("3600001", "3600000").replace("86401", "86400");
+            assert!(parse(&largest).is_ok(), "{largest}");
+        }
+    }
+
+    #[test]
+    fn local_queue_bounds_without_a_local_limit_are_refused() {
+        for field in ["max_queue", "queue_timeout_ms"] {
+            let e = parse(&format!(r#"{{"paths": [], "local": {{"{field}": 5}}}}"#)).unwrap_err();
+            assert_eq!(e.field, format!("local.{field}"));
+            assert!(e.message.contains("needs `local.max_concurrency`"), "{e}");
+            let bounded = parse(&format!(r#"{{"paths": [], "local": {{"max_concurrency": 1, "{field}": 5}}}}"#));
+            assert!(bounded.is_ok(), "{field}");
+            // A pause holds unbounded local requests too, within these bounds.
+            let paused = format!(
+                r#"{{"paths": [], "local": {{"{field}": 5}}, "pause": {{"every_requests": 1, "duration_ms": 1, "paths": ["local"]}}}}"#
+            );
+            assert!(parse(&paused).is_ok(), "{paused}");
+        }
+        let c = parse(r#"{"paths": [], "local": {"max_concurrency": 1}}"#).unwrap();
+        assert_eq!((c.reservations[0].max_queue, c.reservations[0].queue_timeout_ms), (16, 1000));
+    }
+
+    #[test]
+    fn a_pause_as_long_as_a_paused_queue_timeout_is_accepted_with_a_warning() {
+        let config = |duration_ms: u64, paths: &str| {
+            format!(
+                r#"{{"paths": [{{"name": "a", "max_concurrency": 1, "queue_timeout_ms": 300}},
+                               {{"name": "b", "max_concurrency": 1, "max_queue": 0}}],
+                    "local": {{"max_concurrency": 1, "queue_timeout_ms": 200}},
+                    "pause": {{"every_requests": 1, "duration_ms": {duration_ms}, "paths": [{paths}]}}}}"#
+            )
+        };
+        assert_eq!(parse(&config(199, r#""a", "local""#)).unwrap().warnings(), Vec::<String>::new());
+        let warnings = parse(&config(300, r#""a", "local", "b""#)).unwrap().warnings();
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(warnings[0].contains("`pause.duration_ms` (300) is at least `paths[0].queue_timeout_ms` (300)"));
+        assert!(warnings[1].contains("`local.queue_timeout_ms` (200)"), "{}", warnings[1]);
+        assert!(warnings[2].contains("`paths[1].max_queue` is 0"), "{}", warnings[2]);
+        assert!(parse(r#"{"paths": []}"#).unwrap().warnings().is_empty());
+    }
+
+    #[test]
+    fn case_insensitive_regexes_match_either_case() {
+        let c = parse(
+            r#"{"paths": [{"name": "a", "match": {"regex": "(?i)/admin/.*", "headers": [{"name": "x-Tier", "regex": "(?i)gold"}]},
+                          "max_concurrency": 1}]}"#,
+        )
+        .unwrap();
+        let PathMatch::Regex(path) = &c.matchers[0].path else { panic!("a path regex") };
+        assert!(path.is_match("/ADMIN/users") && path.is_match("/Admin/x") && !path.is_match("/user/ADMIN/x"));
+        let ValueMatch::Regex(value) = &c.matchers[0].headers[0].value else { panic!("a header regex") };
+        assert!(value.is_match("GOLD") && value.is_match("gold") && !value.is_match("silver"));
     }
 }
 

@@ -288,6 +288,9 @@ impl RootContext for Root {
                 return false;
             }
         };
+        for warning in config.warnings() {
+            warn!("pathfence configuration: {warning}");
+        }
         let host = EnvoyHost::new(&config);
         let paths = config.reservations.len();
         let worker = match Worker::start(host, config) {

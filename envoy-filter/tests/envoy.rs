@@ -198,7 +198,10 @@ fn an_invalid_configuration_is_refused_naming_the_field() {
     let bad = r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurency": 4}]}"#;
     match Envoy::start(&bin, upstream.port, Some(bad)) {
         Ok(envoy) => panic!("Envoy accepted an invalid configuration; log:\n{}", envoy.log_text()),
-        Err(log) => assert!(log.contains("max_concurency"), "the log should name the field:\n{log}"),
+        Err(log) => assert!(
+            log.contains("invalid pathfence configuration: field `paths[0].max_concurency`: unknown field"),
+            "the log should name the field by its full path:\n{log}"
+        ),
     }
     let bad = r#"{"paths": [{"name": "a", "match": {"regex": "(/a"}, "max_concurrency": 4}]}"#;
     match Envoy::start(&bin, upstream.port, Some(bad)) {
