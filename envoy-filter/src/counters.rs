@@ -112,6 +112,25 @@ pub fn release(store: &dyn SharedStore, key: &str, worker: u32, count: u32) -> R
     Ok(None)
 }
 
+/// Sets `worker`'s share to `count`, whatever it was: how a worker puts back what it holds after another worker
+/// reclaimed its share while it stalled past its lease. Returns the share it replaced, or `None` if contended. No
+/// limit applies: the slots are in use, and until enough of them end the path takes no new request.
+pub fn set_share(store: &dyn SharedStore, key: &str, worker: u32, count: u32) -> Result<Option<u32>, HostError> {
+    for _ in 0..MAX_CAS_TRIES {
+        let (mut shares, cas) = read(store, key)?;
+        let before = shares.iter().find(|(w, _)| *w == worker).map_or(0, |(_, n)| *n);
+        if before == count {
+            return Ok(Some(before));
+        }
+        shares.retain(|(w, _)| *w != worker);
+        shares.push((worker, count));
+        if store.set(key, &encode(&shares), token(cas))? {
+            return Ok(Some(before));
+        }
+    }
+    Ok(None)
+}
+
 /// Removes the shares of every worker `is_gone` names and returns what was removed.
 pub fn reclaim(
     store: &dyn SharedStore,
@@ -208,6 +227,21 @@ mod tests {
         let gone = reclaim(&s, "k", &mut |w| w == 4).unwrap();
         assert_eq!(gone, vec![(4, 3)]);
         assert_eq!(load(&s, "k").unwrap(), 1);
+    }
+
+    #[test]
+    fn set_share_replaces_one_workers_share_beyond_the_limit_and_says_what_it_was() {
+        let s = MemStore::default();
+        try_acquire(&s, "k", 1, 2).unwrap();
+        try_acquire(&s, "k", 2, 2).unwrap();
+        assert_eq!(set_share(&s, "k", 1, 3).unwrap(), Some(1));
+        assert_eq!(load(&s, "k").unwrap(), 4, "no limit: the slots are in use");
+        assert_eq!(set_share(&s, "k", 3, 2).unwrap(), Some(0), "a worker with no entry had none");
+        assert_eq!(set_share(&s, "k", 2, 0).unwrap(), Some(1));
+        assert_eq!(decode(&s.get("k").unwrap().unwrap().0), vec![(1, 3), (3, 2)]);
+        let writes = s.writes();
+        assert_eq!(set_share(&s, "k", 1, 3).unwrap(), Some(3));
+        assert_eq!(s.writes(), writes, "an unchanged share is not written");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 #![deny(clippy::disallowed_methods)]
 
 pub mod classifier;
+pub mod clock;
 pub mod config;
 pub mod counters;
 pub mod host;

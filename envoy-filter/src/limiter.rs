@@ -18,6 +18,7 @@ use std::collections::{HashMap, VecDeque};
 
 use log::warn;
 
+use crate::clock::SteadyClock;
 use crate::config::Config;
 use crate::counters;
 use crate::host::{Host, HostError, Metric};
@@ -127,6 +128,20 @@ pub struct Worker<H: Host> {
     others_waited: Vec<bool>,
     last_heartbeat_ms: u64,
     last_reclaim_ms: u64,
+    /// Every time here is on this clock, never on the host's wall clock directly: see [`crate::clock`].
+    clock: SteadyClock,
+    /// Other workers' heartbeats as this one last read them (see [`Worker::reclaim`]).
+    beats: HashMap<u32, SeenBeat>,
+    reclaim_passes: u64,
+}
+
+/// Another worker's heartbeat as this worker saw it.
+struct SeenBeat {
+    value: u64,
+    /// When it last changed, on this worker's clock.
+    changed_ms: u64,
+    /// The last reclaim pass that looked at it; beats of workers no list names any more are forgotten.
+    pass: u64,
 }
 
 fn heartbeat_key(worker: u32) -> String {
@@ -147,6 +162,7 @@ impl<H: Host> Worker<H> {
             .and_then(|id| u32::try_from(id).ok())
             .ok_or_else(|| HostError("could not take a worker id".to_string()))?;
         let n = config.reservations.len();
+        let clock = SteadyClock::starting_at(host.now_ms());
         // Unknown until the first read: assumed, for the bounded paths (nobody ever waits for an unbounded one).
         let others_waited = config.reservations.iter().map(|r| r.max_concurrency.is_some()).collect();
         let mut worker = Worker {
@@ -168,8 +184,11 @@ impl<H: Host> Worker<H> {
             others_waited,
             last_heartbeat_ms: 0,
             last_reclaim_ms: 0,
+            clock,
+            beats: HashMap::new(),
+            reclaim_passes: 0,
         };
-        let now = worker.host.now_ms();
+        let now = worker.now();
         worker.heartbeat(now);
         worker.last_reclaim_ms = now;
         worker.rate_since_ms = now;
@@ -270,7 +289,7 @@ impl<H: Host> Worker<H> {
     /// Periodic work: heartbeat, reclaim, spares and retried releases given back, pause ends, wait timeouts
     /// and slots freed elsewhere.
     pub fn on_tick(&mut self, effects: &mut Vec<Effect>) {
-        let now = self.host.now_ms();
+        let now = self.now();
         if now.saturating_sub(self.last_heartbeat_ms) >= HEARTBEAT_EVERY_MS {
             self.heartbeat(now);
         }
@@ -374,7 +393,7 @@ impl<H: Host> Worker<H> {
             return Decision::Reject { reservation: class };
         }
         // The clock is read only here and for pauses: it is a hostcall, and most requests never wait.
-        let since_ms = since_ms.unwrap_or_else(|| self.host.now_ms());
+        let since_ms = since_ms.unwrap_or_else(|| self.now());
         self.queues[class].push_back(context);
         self.unpublished[class] = true;
         self.requests.insert(context, Request { class, state: State::Waiting { since_ms } });
@@ -433,7 +452,7 @@ impl<H: Host> Worker<H> {
             return 0;
         }
         let timeout = self.config.reservations[class].queue_timeout_ms;
-        self.host.now_ms().saturating_sub(timeout.saturating_add(STALE_AFTER_TIMEOUT_MS))
+        self.now().saturating_sub(timeout.saturating_add(STALE_AFTER_TIMEOUT_MS))
     }
 
     fn expire(&mut self, class: usize, now: u64, effects: &mut Vec<Effect>) {
@@ -575,6 +594,11 @@ impl<H: Host> Worker<H> {
         wait
     }
 
+    /// The time on this worker's clock, from a new reading of the host's.
+    fn now(&self) -> u64 {
+        self.clock.read(self.host.now_ms())
+    }
+
     fn heartbeat(&mut self, now: u64) {
         match self.host.set(&heartbeat_key(self.id), &now.to_le_bytes(), None) {
             Ok(_) => self.last_heartbeat_ms = now,
@@ -582,17 +606,28 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Removes the in-flight shares and waiters of workers whose heartbeat is older than the lease, and what
-    /// they added to `active` and `queued`.
+    /// Removes the in-flight shares and waiters of workers whose heartbeat has not changed for the lease, and
+    /// what they added to `active` and `queued`; then puts back this worker's own share and waiters, in case
+    /// another worker took them while this one stalled.
+    ///
+    /// A heartbeat is judged by whether it changes, timed on this worker's clock, not by the time written in it:
+    /// a worker started after the wall clock stepped keeps a clock that differs from an older worker's by the
+    /// step (see [`crate::clock`]), and comparing the two would make the older one look gone. The first sight of
+    /// a worker starts its lease, so a worker that went away before this one started is reclaimed a lease later.
     fn reclaim(&mut self, now: u64) {
         let lease = self.config.worker_lease_ms;
         let me = self.id;
+        self.reclaim_passes += 1;
+        let pass = self.reclaim_passes;
         for pool in 0..self.keys.inflight.len() {
             let host = &self.host;
+            let beats = &mut self.beats;
             let mut is_gone = |worker: u32| {
                 worker != me
                     && match host.get(&heartbeat_key(worker)) {
-                        Ok(Some((bytes, _))) => now.saturating_sub(counters::read_u64(&bytes, 0)) > lease,
+                        Ok(Some((bytes, _))) => {
+                            unchanged_for(beats, worker, counters::read_u64(&bytes, 0), now, pass) > lease
+                        }
                         Ok(None) => true,
                         Err(_) => false,
                     }
@@ -621,7 +656,26 @@ impl<H: Host> Worker<H> {
                 Err(e) => warn!("pathfence: reclaim failed: {e}"),
             }
         }
+        self.beats.retain(|_, seen| seen.pass == pass);
+        for pool in 0..self.keys.inflight.len() {
+            self.reassert_share(pool);
+            // Published again on this tick: cheap, and the list is back if another worker took it.
+            if !self.queues[pool].is_empty() {
+                self.unpublished[pool] = true;
+            }
+        }
     }
+}
+
+/// How long, on the observer's clock, `worker`'s heartbeat has shown `value`.
+fn unchanged_for(beats: &mut HashMap<u32, SeenBeat>, worker: u32, value: u64, now: u64, pass: u64) -> u64 {
+    let seen = beats.entry(worker).or_insert(SeenBeat { value, changed_ms: now, pass });
+    if seen.value != value {
+        seen.value = value;
+        seen.changed_ms = now;
+    }
+    seen.pass = pass;
+    now.saturating_sub(seen.changed_ms)
 }
 
 #[cfg(test)]

@@ -58,7 +58,8 @@ pub fn pass(store: &dyn SharedStore, key: &str, schedule: &PauseSchedule, now_ms
             return Ok(Gate::Closed { until_ms });
         }
         let passed = passed.saturating_add(1);
-        let until_ms = if passed % schedule.every_requests == 0 { now_ms + schedule.duration_ms } else { until_ms };
+        let until_ms =
+            if passed % schedule.every_requests == 0 { now_ms.saturating_add(schedule.duration_ms) } else { until_ms };
         if store.set(key, &encode(passed, until_ms), token(cas))? {
             return Ok(Gate::Open);
         }
@@ -115,5 +116,13 @@ mod tests {
         // The clock stepped back a minute, or a failed read gave 0: the pause is over, not a minute long.
         assert_eq!(paused_until(&s, "p", &schedule(), 9_000).unwrap(), None);
         assert_eq!(pass(&s, "p", &schedule(), 0).unwrap(), Gate::Open);
+    }
+
+    #[test]
+    fn a_pause_ending_past_the_end_of_time_ends_there() {
+        let s = MemStore::default();
+        let long = PauseSchedule { every_requests: 1, duration_ms: u64::MAX, paths: vec![0] };
+        assert_eq!(pass(&s, "p", &long, 5).unwrap(), Gate::Open);
+        assert_eq!(pass(&s, "p", &long, 6).unwrap(), Gate::Closed { until_ms: u64::MAX });
     }
 }

@@ -91,8 +91,8 @@ impl SharedStore for EnvoyHost {
 }
 
 impl Clock for EnvoyHost {
-    /// 0 if the host cannot tell the time: deadlines then run out at once and a pause counts as over, so the
-    /// fault costs refusals rather than a stall.
+    /// 0 if the host cannot tell the time: a worker's clock then stands still until it can (see
+    /// [`crate::clock`]), and a pause counts as over.
     fn now_ms(&self) -> u64 {
         hostcalls::get_current_time()
             .ok()
@@ -195,6 +195,29 @@ impl Shared {
             self.unflushed_ms.set(FLUSH_EVERY_MS);
         }
         self.pace.set(pace);
+    }
+}
+
+/// The root context went away (Envoy deletes it once its configuration is replaced and the last stream it
+/// created has ended, or at shutdown) and every stream with it, since each holds this: what its workers still have
+/// in the shared counts is given back now rather than by the other workers' reclaim a lease later, and the metric
+/// deltas not yet flushed are handed over, so that `active` returns to zero.
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let Ok(mut workers) = self.workers.try_borrow_mut() else {
+            error!("pathfence: workers busy as the filter went away; their slots wait for the reclaim");
+            return;
+        };
+        let workers = &mut *workers;
+        for worker in workers.current.iter_mut().chain(workers.retired.iter_mut()) {
+            let mut effects = Vec::new();
+            worker.retire(&mut effects);
+            if !effects.is_empty() {
+                // No stream can be left: each holds this.
+                warn!("pathfence: {} request(s) still waiting as the filter went away", effects.len());
+            }
+            worker.host().flush_metrics();
+        }
     }
 }
 

@@ -14,7 +14,7 @@ impl<H: Host> Worker<H> {
     }
 
     pub(super) fn through_pause(&mut self, context: u32, class: usize, effects: &mut Vec<Effect>) -> Decision {
-        let now = self.host.now_ms();
+        let now = self.now();
         // Requests held earlier go first, so one arriving just as the pause ends cannot overtake them.
         let others_held = !self.held.is_empty();
         if !others_held && matches!(self.pass_gate(now), Gate::Open) {
@@ -90,7 +90,7 @@ impl<H: Host> Worker<H> {
     fn since_of(&self, state: State) -> u64 {
         match state {
             State::Held { since_ms } | State::Waiting { since_ms } => since_ms,
-            State::Admitted(_) => self.host.now_ms(),
+            State::Admitted(_) => self.now(),
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use log::warn;
 
-use super::{Permit, Worker};
+use super::{Permit, State, Worker};
 use crate::counters::{self, Acquire};
 use crate::host::{Host, Metric};
 
@@ -96,6 +96,44 @@ impl<H: Host> Worker<H> {
             }
             Ok(None) => {}
             Err(e) => warn!("pathfence: releasing {pending} slot(s) failed, will retry: {e}"),
+        }
+    }
+
+    /// The slots of `pool` this worker holds in the shared count: its requests' slots, its spares and the
+    /// releases still to be retried. Only this worker changes its share, so the two agree unless another worker
+    /// reclaimed it.
+    fn own_share(&self, pool: usize) -> u32 {
+        let admitted = self
+            .requests
+            .values()
+            .filter(|r| matches!(r.state, State::Admitted(p) if p.pool == pool && p.counted))
+            .count();
+        u32::try_from(admitted)
+            .unwrap_or(u32::MAX)
+            .saturating_add(self.spare[pool])
+            .saturating_add(self.pending_release[pool])
+    }
+
+    /// Puts this worker's share of `pool` back to what it holds, if it differs: a worker that stalled past its
+    /// lease (its thread blocked, or its heartbeat writes failing) had its share reclaimed while its requests were
+    /// still running, and their ends would otherwise give back the slots of its later requests. The path may then
+    /// hold more than its limit for a while; it takes no new request until enough of them end.
+    pub(super) fn reassert_share(&mut self, pool: usize) {
+        if self.config.reservations[pool].max_concurrency.is_none() {
+            return;
+        }
+        let held = self.own_share(pool);
+        match counters::set_share(&self.host, &self.keys.inflight[pool], self.id, held) {
+            Ok(Some(before)) if before != held => {
+                warn!(
+                    "pathfence: the shared count of `{}` had {before} slot(s) of this worker, which holds {held}; \
+                     put back (it was reclaimed while this worker stalled)",
+                    self.config.reservations[pool].name
+                );
+                self.host.add(pool, Metric::Active, i64::from(held) - i64::from(before));
+            }
+            Ok(_) => {}
+            Err(e) => warn!("pathfence: checking this worker's share failed: {e}"),
         }
     }
 

@@ -57,6 +57,12 @@ struct Run {
     /// The tick periods the workers were seen at: each pace must be entered, and left, for the checks to mean
     /// anything.
     periods_seen: std::collections::BTreeSet<u64>,
+    /// Time as the test moves it, without the steps of the wall clock: waits are measured on it.
+    elapsed_ms: u64,
+    /// Wall clock steps so far, back or forward.
+    clock_steps: u64,
+    /// When each stream started to wait (on `elapsed_ms`) and how many clock steps had been taken then.
+    waiting_since: HashMap<u32, (u64, u64)>,
 }
 
 /// Steps per phase: in every other phase the clock runs slowly against arrivals, so that workers keep spares (a
@@ -92,6 +98,9 @@ impl Run {
             spares_seen: [false; 2],
             paces: [Pace::default(); 2],
             periods_seen: std::collections::BTreeSet::new(),
+            elapsed_ms: 0,
+            clock_steps: 0,
+            waiting_since: HashMap::new(),
         }
     }
 
@@ -136,6 +145,7 @@ impl Run {
             }
             Decision::Wait => {
                 self.streams.insert(context, (w, class, Phase::Pending));
+                self.waiting_since.insert(context, (self.elapsed_ms, self.clock_steps));
             }
             Decision::Reject { reservation } => assert_eq!(reservation, class),
         }
@@ -192,6 +202,35 @@ impl Run {
         self.workers[w].on_tick(&mut fx);
         self.paces[w].after_tick(self.workers[w].tick_work());
         self.settle(w, fx);
+        self.check_no_wait_past_its_timeout(w);
+    }
+
+    /// A tick leaves no stream of its worker pending past its path's timeout (no lost wake-up, no stuck wait),
+    /// unless the wall clock stepped since it began to wait: then the worker's clock may count the gap short.
+    fn check_no_wait_past_its_timeout(&self, w: usize) {
+        for (context, (owner, class, phase)) in &self.streams {
+            let Some(&(since, steps)) = self.waiting_since.get(context) else { continue };
+            let timeout = config().reservations[*class].queue_timeout_ms;
+            let overdue = *owner == w && *phase == Phase::Pending && steps == self.clock_steps;
+            assert!(
+                !(overdue && self.elapsed_ms >= since + timeout),
+                "stream {context} of class {class} on worker {w} still pending {} ms after it began to wait",
+                self.elapsed_ms - since
+            );
+        }
+    }
+
+    fn advance(&mut self, ms: u64) {
+        self.host.advance(ms);
+        self.elapsed_ms += ms;
+    }
+
+    /// The wall clock steps back up to a minute, or forward up to an hour, as NTP or a resumed VM makes it.
+    fn step_clock(&mut self, forward: bool) {
+        let now = self.host.clock.get();
+        let step = 1 + self.rng.below(if forward { 3_600_000 } else { 60_000 });
+        self.host.clock.set(if forward { now + step } else { now.saturating_sub(step) });
+        self.clock_steps += 1;
     }
 
     /// Worker `w` goes away with its streams; a new one takes its place and, after the lease, the shares and
@@ -210,8 +249,10 @@ impl Run {
                 }
             }
         }
-        for _ in 0..=(LEASE_MS / 250 + 4) {
-            self.host.advance(250);
+        // A lease runs from the other worker's first sight of the heartbeat that no longer changes, and the
+        // reclaim passes come every second.
+        for _ in 0..=(LEASE_MS / 250 + 12) {
+            self.advance(250);
             self.tick(0);
             self.tick(1);
         }
@@ -275,8 +316,15 @@ impl Run {
             40..=61 => self.end(w, Phase::Admitted),
             62..=69 => self.end(w, Phase::Pending),
             70..=82 => self.tick(w),
-            83..=93 if fast => self.host.advance(1),
-            83..=93 => self.host.advance(self.rng.below(8)),
+            83 if !fast => {
+                let forward = self.rng.below(2) == 0;
+                self.step_clock(forward);
+            }
+            83..=93 if fast => self.advance(1),
+            83..=93 => {
+                let ms = self.rng.below(8);
+                self.advance(ms);
+            }
             94..=97 => self.check_no_waiter_beside_a_free_slot(step),
             98 => self.quiet(w, step),
             // The reclaim waits out the lease, seconds of the clock: a fast phase has them only in its first half,

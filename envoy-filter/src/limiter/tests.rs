@@ -220,13 +220,9 @@ fn the_slots_of_a_worker_that_went_away_are_reclaimed() {
     gone.on_request(1, A, &mut fx);
     gone.on_request(2, A, &mut fx);
     drop(gone);
-    for _ in 0..9 {
-        host.advance(1000);
-        alive.on_tick(&mut fx);
-    }
+    tick_through(&host, &mut alive, 10_000, &mut fx);
     assert_eq!(inflight(&host, "a"), 2, "the lease (10 s) has not run out yet");
-    host.advance(2000);
-    alive.on_tick(&mut fx);
+    tick_through(&host, &mut alive, 2_000, &mut fx);
     assert_eq!(inflight(&host, "a"), 0);
     assert_eq!(host.metric(A, Metric::Active), 0);
     assert_eq!(alive.on_request(3, A, &mut fx), Decision::Continue);
@@ -477,8 +473,7 @@ fn a_worker_reclaimed_while_it_stalled_does_not_take_its_slots_off_active_twice(
     stalled.on_request(1, A, &mut fx);
     stalled.on_request(2, A, &mut fx);
     // The stalled worker misses its heartbeats past the lease; the other reclaims its two slots.
-    host.advance(11_000);
-    alive.on_tick(&mut fx);
+    tick_through(&host, &mut alive, 12_000, &mut fx);
     assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (0, 0));
     // It comes back: its requests end and their slots, already reclaimed, are given back on its tick.
     stalled.on_stream_end(1, &mut fx);
@@ -486,6 +481,74 @@ fn a_worker_reclaimed_while_it_stalled_does_not_take_its_slots_off_active_twice(
     stalled.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 0);
     assert_eq!(host.metric(A, Metric::Active), 0, "active went below zero: the reclaim had taken them off already");
+}
+
+/// Advances the clock by `ms` in half-second steps, ticking `w` after each, as a live worker's ticks would.
+fn tick_through(host: &MockHost, w: &mut Worker<MockHost>, ms: u64, fx: &mut Vec<Effect>) {
+    for _ in 0..ms / 500 {
+        host.advance(500);
+        w.on_tick(fx);
+    }
+}
+
+#[test]
+fn a_worker_stalled_past_the_lease_puts_its_slots_back_in_the_count_when_it_comes_back() {
+    let host = MockHost::default();
+    let (mut stalled, mut alive) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    stalled.on_request(1, A, &mut fx);
+    stalled.on_request(2, A, &mut fx);
+    tick_through(&host, &mut alive, 12_000, &mut fx);
+    assert_eq!(inflight(&host, "a"), 0, "reclaimed while it stalled");
+    assert_eq!(alive.on_request(3, A, &mut fx), Decision::Continue);
+    // It comes back with its two requests still running: a's count holds them again, over the limit of 2.
+    stalled.on_tick(&mut fx);
+    assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (3, 3));
+    assert_eq!(alive.on_request(4, A, &mut fx), Decision::Wait, "no new request while the path is over its limit");
+    // Their ends give back their own slots, not the one request 3 holds.
+    stalled.on_stream_end(1, &mut fx);
+    stalled.on_stream_end(2, &mut fx);
+    assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (1, 1));
+    alive.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 4 }]);
+    assert_eq!(inflight(&host, "a"), 2);
+}
+
+#[test]
+fn a_wall_clock_step_forward_past_the_lease_reclaims_no_live_worker() {
+    let host = MockHost::default();
+    let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    w1.on_request(1, A, &mut fx);
+    host.advance(3_600_000);
+    // Started after the step, w3 reads an hour later than the others do from then on.
+    let mut w3 = worker(&host, "");
+    for _ in 0..30 {
+        host.advance(500);
+        for w in [&mut w2, &mut w3, &mut w1] {
+            w.on_tick(&mut fx);
+        }
+    }
+    assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (1, 1), "w1's slot was reclaimed");
+    w1.on_stream_end(1, &mut fx);
+    assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (0, 0));
+}
+
+#[test]
+fn a_wall_clock_step_back_keeps_no_request_waiting_past_its_timeout() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    let mut fx = Vec::new();
+    host.advance(120_000);
+    w.on_request(1, A, &mut fx);
+    w.on_request(2, A, &mut fx);
+    assert_eq!(w.on_request(3, A, &mut fx), Decision::Wait);
+    host.clock.set(host.clock.get() - 60_000);
+    for _ in 0..60 {
+        host.advance(2);
+        w.on_tick(&mut fx);
+    }
+    assert_eq!(fx, vec![Effect::Reject { context: 3, reservation: A }], "a's timeout is 100 ms");
 }
 
 /// Ends `n` requests of path b on `w`, `burst` of them every `gap_ms` of the mock clock, ticking every 2 ms.
@@ -615,8 +678,7 @@ fn reclaiming_a_worker_with_spare_and_retried_slots_leaves_active_at_zero() {
     assert_eq!((gone.idle_slots(A), gone.idle_slots(B)), (1, 1));
     drop(gone);
     alive.on_stream_end(6, &mut fx);
-    host.advance(11_000);
-    alive.on_tick(&mut fx);
+    tick_through(&host, &mut alive, 12_000, &mut fx);
     assert_eq!(inflight(&host, "a"), 0);
     assert_eq!(inflight(&host, "b"), 0);
     assert_eq!(host.metric(A, Metric::Active), 0);

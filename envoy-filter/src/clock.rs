@@ -1,0 +1,79 @@
+//! A worker's own time, made from the host's wall clock: proxy-wasm gives a module no monotonic clock.
+//!
+//! Wait deadlines, pause ends, heartbeats and the arrival rate are measured on it. The wall clock can step: back
+//! when NTP corrects it, forward by minutes when a paused VM resumes. On the wall clock, a step back of a minute
+//! would keep requests waiting a minute past their timeout, and a step forward past the lease would make every
+//! other worker look gone. Here a step back stops the time until the next reading, and a gap between two readings
+//! counts as at most [`MAX_STEP_MS`].
+
+use std::cell::Cell;
+
+/// The most one reading moves the time on. A worker reads the clock on every tick, at least every 100 ms, so a
+/// longer gap is a clock step or a thread that stalled; counting it short only makes waits and leases run a
+/// little longer than configured, never shorter.
+pub const MAX_STEP_MS: u64 = 1000;
+
+#[derive(Debug)]
+pub struct SteadyClock {
+    last_wall_ms: Cell<u64>,
+    now_ms: Cell<u64>,
+}
+
+impl SteadyClock {
+    /// Starts at the wall clock's time, so that workers started at any time read the same time until it steps.
+    pub fn starting_at(wall_ms: u64) -> SteadyClock {
+        SteadyClock { last_wall_ms: Cell::new(wall_ms), now_ms: Cell::new(wall_ms) }
+    }
+
+    /// The time, given a new reading of the wall clock (0 when it could not be read, which counts as a step back).
+    pub fn read(&self, wall_ms: u64) -> u64 {
+        let step = wall_ms.saturating_sub(self.last_wall_ms.get()).min(MAX_STEP_MS);
+        self.last_wall_ms.set(wall_ms);
+        let now = self.now_ms.get().saturating_add(step);
+        self.now_ms.set(now);
+        now
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn follows_the_wall_clock_while_it_runs_evenly() {
+        let clock = SteadyClock::starting_at(5_000);
+        assert_eq!(clock.read(5_002), 5_002);
+        assert_eq!(clock.read(5_100), 5_100);
+        assert_eq!(clock.read(5_100), 5_100);
+    }
+
+    #[test]
+    fn a_step_back_stops_the_time_until_the_next_reading() {
+        let clock = SteadyClock::starting_at(60_000);
+        assert_eq!(clock.read(60_010), 60_010);
+        assert_eq!(clock.read(10), 60_010, "the clock stepped back a minute");
+        assert_eq!(clock.read(12), 60_012, "and the time runs on from where it was");
+    }
+
+    #[test]
+    fn a_step_forward_counts_as_at_most_one_max_step() {
+        let clock = SteadyClock::starting_at(1_000);
+        assert_eq!(clock.read(3_601_000), 1_000 + MAX_STEP_MS);
+        assert_eq!(clock.read(3_601_005), 1_000 + MAX_STEP_MS + 5);
+    }
+
+    #[test]
+    fn a_failed_reading_loses_no_more_than_one_max_step() {
+        let clock = SteadyClock::starting_at(7_000);
+        assert_eq!(clock.read(0), 7_000);
+        assert_eq!(clock.read(7_050), 7_000 + MAX_STEP_MS, "the gap from 0 is a step, counted short");
+        assert_eq!(clock.read(7_060), 7_000 + MAX_STEP_MS + 10);
+    }
+
+    #[test]
+    fn never_overflows() {
+        let clock = SteadyClock::starting_at(u64::MAX - 10);
+        assert_eq!(clock.read(u64::MAX), u64::MAX);
+        assert_eq!(clock.read(u64::MAX), u64::MAX);
+    }
+}
