@@ -12,7 +12,7 @@ const A: usize = 0;
 const B: usize = 1;
 const LOCAL: usize = 2;
 const LIMITS: [u64; 2] = [3, 2];
-const LEASE_MS: u64 = 2000;
+const LEASE_MS: u64 = 4000;
 
 /// xorshift64*: enough spread for picking operations, and the same sequence on every machine.
 struct Rng(u64);
@@ -76,7 +76,7 @@ fn config() -> Config {
             {"name": "b", "match": {"prefix": "/b"}, "max_concurrency": 2, "max_queue": 3, "queue_timeout_ms": 40}
         ],
         "pause": {"every_requests": 7, "duration_ms": 20, "paths": ["b"]},
-        "worker_lease_ms": 2000}"#,
+        "worker_lease_ms": 4000}"#,
     )
     .unwrap()
 }

@@ -96,7 +96,7 @@ class PathFenceContainerTests {
 			long started = System.nanoTime();
 			assertThatThrownBy(envoy::start).rootCause()
 				.hasMessageContaining("invalid pathfence configuration")
-				.hasMessageContaining("max_concurency");
+				.hasMessageContaining("field `paths[0].max_concurency`");
 			assertThat(Duration.ofNanos(System.nanoTime() - started)).as("refused at once, not after the timeout")
 				.isLessThan(Duration.ofSeconds(30));
 		}
