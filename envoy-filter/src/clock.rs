@@ -5,6 +5,10 @@
 //! would keep requests waiting a minute past their timeout, and a step forward past the lease would make every
 //! other worker look gone. Here a step back stops the time until the next reading, and a gap between two readings
 //! counts as at most [`MAX_STEP_MS`].
+//!
+//! Times other workers read (when waiters arrived, when a pause ends) are wall-clock times instead: two workers'
+//! clocks drift apart by whatever one of them counted short (a thread that stalled for seconds falls behind the
+//! other for good), while the wall clock is the same for both. [`SteadyClock::to_wall`] converts.
 
 use std::cell::Cell;
 
@@ -15,6 +19,7 @@ pub const MAX_STEP_MS: u64 = 1000;
 
 #[derive(Debug)]
 pub struct SteadyClock {
+    /// The last wall-clock reading that succeeded, and the time it gave.
     last_wall_ms: Cell<u64>,
     now_ms: Cell<u64>,
 }
@@ -25,13 +30,28 @@ impl SteadyClock {
         SteadyClock { last_wall_ms: Cell::new(wall_ms), now_ms: Cell::new(wall_ms) }
     }
 
-    /// The time, given a new reading of the wall clock (0 when it could not be read, which counts as a step back).
+    /// The time, given a new reading of the wall clock. A reading of 0 is a failed one: it is ignored, so the time
+    /// stands still until the clock can be read again, and the gap then counts from the last good reading.
     pub fn read(&self, wall_ms: u64) -> u64 {
+        if wall_ms == 0 {
+            return self.now_ms.get();
+        }
         let step = wall_ms.saturating_sub(self.last_wall_ms.get()).min(MAX_STEP_MS);
         self.last_wall_ms.set(wall_ms);
         let now = self.now_ms.get().saturating_add(step);
         self.now_ms.set(now);
         now
+    }
+
+    /// The wall clock's time at the last good reading.
+    pub fn wall_ms(&self) -> u64 {
+        self.last_wall_ms.get()
+    }
+
+    /// The wall-clock time of `steady_ms`, a time of this clock, as of the last reading: it lies as far before
+    /// that reading on the wall clock as on this one.
+    pub fn to_wall(&self, steady_ms: u64) -> u64 {
+        self.last_wall_ms.get().saturating_sub(self.now_ms.get().saturating_sub(steady_ms))
     }
 }
 
@@ -63,11 +83,23 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_reading_loses_no_more_than_one_max_step() {
+    fn a_failed_reading_is_ignored() {
         let clock = SteadyClock::starting_at(7_000);
         assert_eq!(clock.read(0), 7_000);
-        assert_eq!(clock.read(7_050), 7_000 + MAX_STEP_MS, "the gap from 0 is a step, counted short");
-        assert_eq!(clock.read(7_060), 7_000 + MAX_STEP_MS + 10);
+        assert_eq!(clock.read(7_050), 7_050, "the gap counts from the last good reading");
+        assert_eq!(clock.wall_ms(), 7_050);
+    }
+
+    #[test]
+    fn times_convert_to_the_wall_clock_across_a_step() {
+        let clock = SteadyClock::starting_at(100_000);
+        clock.read(100_400);
+        assert_eq!(clock.to_wall(100_100), 100_100);
+        // The wall clock steps back a minute: a time 300 ms ago on this clock was 300 ms ago on the wall clock.
+        clock.read(40_405);
+        assert_eq!(clock.read(40_410), 100_405);
+        assert_eq!(clock.to_wall(100_105), 40_410 - 300);
+        assert_eq!(clock.to_wall(0), 0, "never before the wall clock's start");
     }
 
     #[test]

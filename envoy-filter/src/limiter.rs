@@ -106,6 +106,8 @@ pub struct Worker<H: Host> {
     held: VecDeque<u32>,
     /// Queues changed since this worker last published them to the shared waiting lists.
     unpublished: Vec<bool>,
+    /// How many waiters this worker's entry of each waiting list last said it has.
+    published: Vec<u32>,
     /// Slots this worker freed while nobody waited, kept in the shared count for its next requests if it keeps
     /// spares at all (`keep_spares`). The next request here takes one without touching shared data. A tick keeps
     /// at most as many as requests took since the last one (`spares_taken`) and gives back the rest; all of them
@@ -174,6 +176,7 @@ impl<H: Host> Worker<H> {
             queues: vec![VecDeque::new(); n],
             held: VecDeque::new(),
             unpublished: vec![false; n],
+            published: vec![0; n],
             spare: vec![0; n],
             spares_taken: vec![0; n],
             pending_release: vec![0; n],
@@ -318,7 +321,7 @@ impl<H: Host> Worker<H> {
             }
         }
         self.expire_held(now, effects);
-        self.release_held(now, effects);
+        self.release_held(effects);
         for class in 0..self.queues.len() {
             self.expire(class, now, effects);
         }
@@ -352,6 +355,23 @@ impl<H: Host> Worker<H> {
             self.give_back_spares(pool);
         }
         self.publish_waiting();
+    }
+
+    /// For a worker going away for good (its root context deleted, so none of its streams is left): refuses what
+    /// still waits, and takes its share of every path out of the shared counts outright, releases that kept losing
+    /// their race included, rather than leave them to the other workers' reclaim a lease later.
+    pub fn shut_down(&mut self, effects: &mut Vec<Effect>) {
+        self.retire(effects);
+        for pool in 0..self.spare.len() {
+            self.spare[pool] = 0;
+            self.pending_release[pool] = 0;
+            if let Some((before, held)) = self.set_own_share(pool) {
+                warn!(
+                    "pathfence: worker {} went away with {before} slot(s) of `{}` in the shared count; {held} left",
+                    self.id, self.config.reservations[pool].name
+                );
+            }
+        }
     }
 
     /// For a request that was held or queued and settled within one call: turn its effect into the decision.
@@ -429,7 +449,7 @@ impl<H: Host> Worker<H> {
         };
         let live_since_ms = self.live_since(class, &others);
         while let Some(&context) = self.queues[class].front() {
-            let older = waiting::older_than(&others, self.since(context), live_since_ms);
+            let older = waiting::older_than(&others, self.arrival_on_wall(context), live_since_ms);
             // Slots enough for the earlier waiters elsewhere and this one; else leave them to the earlier ones.
             if older > 0 && self.available(class) <= older {
                 return;
@@ -445,14 +465,20 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Waiters older than this are past their timeout (see [`STALE_AFTER_TIMEOUT_MS`]). Reads the clock only
-    /// if another worker has waiters.
+    /// Waiters that arrived before this wall-clock time are past their timeout (see [`STALE_AFTER_TIMEOUT_MS`]).
+    /// Reads the clock only if another worker has waiters.
     fn live_since(&self, class: usize, others: &[Waiters]) -> u64 {
         if !waiting::any(others) {
             return 0;
         }
+        self.now();
         let timeout = self.config.reservations[class].queue_timeout_ms;
-        self.now().saturating_sub(timeout.saturating_add(STALE_AFTER_TIMEOUT_MS))
+        self.clock.wall_ms().saturating_sub(timeout.saturating_add(STALE_AFTER_TIMEOUT_MS))
+    }
+
+    /// When the request `context` arrived, on the wall clock, to compare with other workers' waiters.
+    fn arrival_on_wall(&self, context: u32) -> u64 {
+        self.clock.to_wall(self.since(context))
     }
 
     fn expire(&mut self, class: usize, now: u64, effects: &mut Vec<Effect>) {
@@ -495,7 +521,7 @@ impl<H: Host> Worker<H> {
             match self.queues[class].front().copied() {
                 Some(context) => {
                     let live_since_ms = self.live_since(class, &others);
-                    if waiting::older_than(&others, self.since(context), live_since_ms) == 0 {
+                    if waiting::older_than(&others, self.arrival_on_wall(context), live_since_ms) == 0 {
                         self.queues[class].pop_front();
                         self.unpublished[class] = true;
                         self.host.add(class, Metric::Queued, -1);
@@ -528,13 +554,8 @@ impl<H: Host> Worker<H> {
 
     /// Decides from the arrival rate since the last decision whether freed slots are kept as spares.
     fn measure_arrival_rate(&mut self, now: u64) {
-        if now < self.rate_since_ms {
-            // The clock stepped back: start a new window rather than wait for it to catch up.
-            self.rate_since_ms = now;
-            self.arrivals = 0;
-            return;
-        }
-        let elapsed = now - self.rate_since_ms;
+        // This worker's clock never steps back (see `crate::clock`).
+        let elapsed = now.saturating_sub(self.rate_since_ms);
         if elapsed < RATE_WINDOW_MS {
             return;
         }
@@ -550,10 +571,13 @@ impl<H: Host> Worker<H> {
                 continue;
             }
             let arrivals_ms: Vec<u64> =
-                self.queues[class].iter().take(waiting::MAX_LISTED).map(|c| self.since(*c)).collect();
+                self.queues[class].iter().take(waiting::MAX_LISTED).map(|c| self.arrival_on_wall(*c)).collect();
             let mine = Waiters { worker: self.id, waiting: self.queues[class].len() as u32, arrivals_ms };
             match waiting::publish(&self.host, &self.keys.waiting[class], &mine) {
-                Ok(true) => self.unpublished[class] = false,
+                Ok(true) => {
+                    self.unpublished[class] = false;
+                    self.published[class] = mine.waiting;
+                }
                 Ok(false) => {}
                 Err(e) => {
                     warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.reservations[class].name)
@@ -659,10 +683,28 @@ impl<H: Host> Worker<H> {
         self.beats.retain(|_, seen| seen.pass == pass);
         for pool in 0..self.keys.inflight.len() {
             self.reassert_share(pool);
-            // Published again on this tick: cheap, and the list is back if another worker took it.
-            if !self.queues[pool].is_empty() {
-                self.unpublished[pool] = true;
+            self.reassert_waiters(pool);
+        }
+    }
+
+    /// Puts back this worker's waiters of `class` if another worker reclaimed its entry while it stalled: their
+    /// count goes back on `queued` (the reclaim took it off), and the list is published again on this tick.
+    fn reassert_waiters(&mut self, class: usize) {
+        if self.published[class] == 0 {
+            return;
+        }
+        match waiting::listed_for(&self.host, &self.keys.waiting[class], self.id) {
+            Ok(0) => {
+                warn!(
+                    "pathfence: the waiters of `{}` on this worker were reclaimed while it stalled; listed again",
+                    self.config.reservations[class].name
+                );
+                self.host.add(class, Metric::Queued, i64::from(self.published[class]));
+                self.published[class] = 0;
+                self.unpublished[class] = true;
             }
+            Ok(_) => {}
+            Err(e) => warn!("pathfence: checking this worker's waiters failed: {e}"),
         }
     }
 }

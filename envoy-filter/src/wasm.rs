@@ -200,23 +200,29 @@ impl Shared {
 
 /// The root context went away (Envoy deletes it once its configuration is replaced and the last stream it
 /// created has ended, or at shutdown) and every stream with it, since each holds this: what its workers still have
-/// in the shared counts is given back now rather than by the other workers' reclaim a lease later, and the metric
-/// deltas not yet flushed are handed over, so that `active` returns to zero.
+/// in the shared counts (spares, releases that kept losing their race, streams that ended while the workers were
+/// busy) is taken out now rather than by the other workers' reclaim a lease later, and the metric deltas not yet
+/// flushed are handed over, so that `active` returns to zero.
 impl Drop for Shared {
     fn drop(&mut self) {
+        let ended = self.ended_while_busy.try_borrow_mut().map(|mut e| std::mem::take(&mut *e)).unwrap_or_default();
         let Ok(mut workers) = self.workers.try_borrow_mut() else {
             error!("pathfence: workers busy as the filter went away; their slots wait for the reclaim");
             return;
         };
         let workers = &mut *workers;
+        let mut acts = Vec::new();
+        for context in ended {
+            workers.end(context, &mut acts);
+        }
+        let mut effects = Vec::new();
         for worker in workers.current.iter_mut().chain(workers.retired.iter_mut()) {
-            let mut effects = Vec::new();
-            worker.retire(&mut effects);
-            if !effects.is_empty() {
-                // No stream can be left: each holds this.
-                warn!("pathfence: {} request(s) still waiting as the filter went away", effects.len());
-            }
+            worker.shut_down(&mut effects);
             worker.host().flush_metrics();
+        }
+        // No stream can be left to resume or refuse: each holds this.
+        if !effects.is_empty() || !acts.is_empty() {
+            warn!("pathfence: {} request(s) still waiting as the filter went away", effects.len() + acts.len());
         }
     }
 }

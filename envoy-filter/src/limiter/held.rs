@@ -17,7 +17,7 @@ impl<H: Host> Worker<H> {
         let now = self.now();
         // Requests held earlier go first, so one arriving just as the pause ends cannot overtake them.
         let others_held = !self.held.is_empty();
-        if !others_held && matches!(self.pass_gate(now), Gate::Open) {
+        if !others_held && matches!(self.pass_gate(), Gate::Open) {
             return self.admit_or_queue(context, class, Some(now), effects);
         }
         if self.backlog(class) >= self.config.reservations[class].max_queue as usize {
@@ -34,20 +34,22 @@ impl<H: Host> Worker<H> {
         Decision::Wait
     }
 
-    fn pass_gate(&self, now: u64) -> Gate {
+    /// Passes the gate as of the last reading of the clock (callers have just read it). A pause's end is a
+    /// wall-clock time: every worker compares it with the same clock (see `crate::clock`).
+    fn pass_gate(&self) -> Gate {
         let Some(schedule) = &self.config.pause else {
             return Gate::Open;
         };
-        pause::pass(&self.host, &self.keys.pause, schedule, now).unwrap_or_else(|e| {
+        pause::pass(&self.host, &self.keys.pause, schedule, self.clock.wall_ms()).unwrap_or_else(|e| {
             warn!("pathfence: pause gate unavailable, letting the request through: {e}");
             Gate::Open
         })
     }
 
     /// Lets held requests through the gate one by one while it stays open.
-    pub(super) fn release_held(&mut self, now: u64, effects: &mut Vec<Effect>) {
+    pub(super) fn release_held(&mut self, effects: &mut Vec<Effect>) {
         while let Some(&context) = self.held.front() {
-            if let Gate::Closed { .. } = self.pass_gate(now) {
+            if let Gate::Closed { .. } = self.pass_gate() {
                 return;
             }
             self.held.pop_front();

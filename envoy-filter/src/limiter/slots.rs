@@ -119,21 +119,30 @@ impl<H: Host> Worker<H> {
     /// still running, and their ends would otherwise give back the slots of its later requests. The path may then
     /// hold more than its limit for a while; it takes no new request until enough of them end.
     pub(super) fn reassert_share(&mut self, pool: usize) {
-        if self.config.reservations[pool].max_concurrency.is_none() {
-            return;
+        if let Some((before, held)) = self.set_own_share(pool) {
+            warn!(
+                "pathfence: the shared count of `{}` had {before} slot(s) of this worker, which holds {held}; put back \
+                 (it was reclaimed while this worker stalled)",
+                self.config.reservations[pool].name
+            );
         }
+    }
+
+    /// Sets this worker's share of `pool` to what it holds and moves `active` by the difference; the share it
+    /// replaced and the new one, if they differed.
+    pub(super) fn set_own_share(&mut self, pool: usize) -> Option<(u32, u32)> {
+        self.config.reservations[pool].max_concurrency?;
         let held = self.own_share(pool);
         match counters::set_share(&self.host, &self.keys.inflight[pool], self.id, held) {
             Ok(Some(before)) if before != held => {
-                warn!(
-                    "pathfence: the shared count of `{}` had {before} slot(s) of this worker, which holds {held}; \
-                     put back (it was reclaimed while this worker stalled)",
-                    self.config.reservations[pool].name
-                );
                 self.host.add(pool, Metric::Active, i64::from(held) - i64::from(before));
+                Some((before, held))
             }
-            Ok(_) => {}
-            Err(e) => warn!("pathfence: checking this worker's share failed: {e}"),
+            Ok(_) => None,
+            Err(e) => {
+                warn!("pathfence: checking this worker's share failed: {e}");
+                None
+            }
         }
     }
 

@@ -515,6 +515,63 @@ fn a_worker_stalled_past_the_lease_puts_its_slots_back_in_the_count_when_it_come
 }
 
 #[test]
+fn a_worker_stalled_past_the_lease_puts_its_waiters_back_on_queued() {
+    let host = MockHost::default();
+    let (mut stalled, mut alive) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    stalled.on_request(1, A, &mut fx);
+    stalled.on_request(2, A, &mut fx);
+    assert_eq!(stalled.on_request(3, A, &mut fx), Decision::Wait);
+    tick_through(&host, &mut alive, 12_000, &mut fx);
+    assert_eq!(host.metric(A, Metric::Queued), 0, "the reclaim took the waiter off queued");
+    // It comes back: its waiter counts again, then times out and leaves, and queued ends where it should.
+    stalled.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Reject { context: 3, reservation: A }]);
+    assert_eq!(host.metric(A, Metric::Queued), 0, "queued went below zero");
+    assert_eq!(stalled.queued(A), 0);
+}
+
+#[test]
+fn a_worker_whose_clock_fell_behind_still_gets_the_slot_for_its_earlier_waiter() {
+    let host = MockHost::default();
+    let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    // w2's thread stalls for 1.5 s: its clock counts the gap as 1 s and stays half a second behind w1's.
+    tick_through(&host, &mut w1, 1_500, &mut fx);
+    w2.on_tick(&mut fx);
+    w1.on_request(1, A, &mut fx);
+    w1.on_request(2, A, &mut fx);
+    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
+    host.advance(10);
+    assert_eq!(w1.on_request(4, A, &mut fx), Decision::Wait, "behind w2's waiter");
+    // A slot frees on w1: it is left to w2's waiter, which came first, not handed to w1's own.
+    w1.on_stream_end(1, &mut fx);
+    assert!(fx.is_empty(), "{fx:?}");
+    host.advance(2);
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+}
+
+#[test]
+fn a_worker_shut_down_takes_its_whole_share_out_of_the_count() {
+    let host = MockHost::default();
+    let mut w = worker(&host, "");
+    let mut fx = Vec::new();
+    // Fast arrivals: freed slots stay as spares.
+    for context in 1..=2 {
+        w.on_request(context, A, &mut fx);
+    }
+    w.on_stream_end(1, &mut fx);
+    w.on_stream_end(2, &mut fx);
+    assert_eq!((inflight(&host, "a"), w.idle_slots(A)), (2, 2));
+    // Every compare-and-swap of giving them back loses; the last step sets the share regardless.
+    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    w.shut_down(&mut fx);
+    assert!(fx.is_empty());
+    assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (0, 0));
+}
+
+#[test]
 fn a_wall_clock_step_forward_past_the_lease_reclaims_no_live_worker() {
     let host = MockHost::default();
     let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
@@ -630,7 +687,7 @@ fn requests_of_an_unbounded_path_do_not_count_towards_the_rate_for_spares() {
 }
 
 #[test]
-fn a_clock_that_steps_back_starts_a_new_rate_window() {
+fn a_clock_that_steps_back_does_not_hold_up_the_rate_measurement() {
     let host = MockHost::default();
     host.clock.set(1_000_000);
     let mut w = worker(&host, "");
