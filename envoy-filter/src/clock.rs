@@ -22,12 +22,15 @@ pub struct SteadyClock {
     /// The last wall-clock reading that succeeded, and the time it gave.
     last_wall_ms: Cell<u64>,
     now_ms: Cell<u64>,
+    /// How many times this clock moved otherwise than the wall clock (a step back, a gap counted short), which
+    /// changes how its times convert to wall-clock times.
+    slips: Cell<u64>,
 }
 
 impl SteadyClock {
     /// Starts at the wall clock's time, so that workers started at any time read the same time until it steps.
     pub fn starting_at(wall_ms: u64) -> SteadyClock {
-        SteadyClock { last_wall_ms: Cell::new(wall_ms), now_ms: Cell::new(wall_ms) }
+        SteadyClock { last_wall_ms: Cell::new(wall_ms), now_ms: Cell::new(wall_ms), slips: Cell::new(0) }
     }
 
     /// The time, given a new reading of the wall clock. A reading of 0 is a failed one: it is ignored, so the time
@@ -36,11 +39,21 @@ impl SteadyClock {
         if wall_ms == 0 {
             return self.now_ms.get();
         }
-        let step = wall_ms.saturating_sub(self.last_wall_ms.get()).min(MAX_STEP_MS);
+        let gap = wall_ms.checked_sub(self.last_wall_ms.get());
+        let step = gap.unwrap_or(0).min(MAX_STEP_MS);
+        if gap != Some(step) {
+            self.slips.set(self.slips.get() + 1);
+        }
         self.last_wall_ms.set(wall_ms);
         let now = self.now_ms.get().saturating_add(step);
         self.now_ms.set(now);
         now
+    }
+
+    /// How many times this clock has slipped against the wall clock: times converted with [`SteadyClock::to_wall`]
+    /// before a slip are off by it.
+    pub fn slips(&self) -> u64 {
+        self.slips.get()
     }
 
     /// The wall clock's time at the last good reading.
@@ -100,6 +113,9 @@ mod tests {
         assert_eq!(clock.read(40_410), 100_405);
         assert_eq!(clock.to_wall(100_105), 40_410 - 300);
         assert_eq!(clock.to_wall(0), 0, "never before the wall clock's start");
+        assert_eq!(clock.slips(), 1);
+        clock.read(40_410 + 5_000);
+        assert_eq!(clock.slips(), 2, "a gap counted short");
     }
 
     #[test]

@@ -108,6 +108,8 @@ pub struct Worker<H: Host> {
     unpublished: Vec<bool>,
     /// How many waiters this worker's entry of each waiting list last said it has.
     published: Vec<u32>,
+    /// The clock's slips when the waiting lists were last published (see [`SteadyClock::slips`]).
+    published_at_slip: u64,
     /// Slots this worker freed while nobody waited, kept in the shared count for its next requests if it keeps
     /// spares at all (`keep_spares`). The next request here takes one without touching shared data. A tick keeps
     /// at most as many as requests took since the last one (`spares_taken`) and gives back the rest; all of them
@@ -177,6 +179,7 @@ impl<H: Host> Worker<H> {
             held: VecDeque::new(),
             unpublished: vec![false; n],
             published: vec![0; n],
+            published_at_slip: 0,
             spare: vec![0; n],
             spares_taken: vec![0; n],
             pending_release: vec![0; n],
@@ -362,6 +365,13 @@ impl<H: Host> Worker<H> {
     /// their race included, rather than leave them to the other workers' reclaim a lease later.
     pub fn shut_down(&mut self, effects: &mut Vec<Effect>) {
         self.retire(effects);
+        for class in 0..self.queues.len() {
+            // The empty list did not go out: the entry still lists waiters `retire` took off `queued`, and another
+            // worker's reclaim will take them off again.
+            if self.unpublished[class] && self.published[class] > 0 {
+                self.host.add(class, Metric::Queued, i64::from(self.published[class]));
+            }
+        }
         for pool in 0..self.spare.len() {
             self.spare[pool] = 0;
             self.pending_release[pool] = 0;
@@ -566,6 +576,14 @@ impl<H: Host> Worker<H> {
 
     /// Publishes the queues that changed; a lost race leaves them marked for the next call.
     fn publish_waiting(&mut self) {
+        // The arrival times already published were converted to the wall clock before this worker's clock slipped:
+        // they are off by the slip until published again.
+        if self.clock.slips() != self.published_at_slip {
+            self.published_at_slip = self.clock.slips();
+            for class in 0..self.queues.len() {
+                self.unpublished[class] |= !self.queues[class].is_empty();
+            }
+        }
         for class in 0..self.unpublished.len() {
             if !self.unpublished[class] {
                 continue;
@@ -574,16 +592,30 @@ impl<H: Host> Worker<H> {
                 self.queues[class].iter().take(waiting::MAX_LISTED).map(|c| self.arrival_on_wall(*c)).collect();
             let mine = Waiters { worker: self.id, waiting: self.queues[class].len() as u32, arrivals_ms };
             match waiting::publish(&self.host, &self.keys.waiting[class], &mine) {
-                Ok(true) => {
+                Ok(Some(before)) => {
+                    if before == 0 && self.published[class] > 0 {
+                        self.waiters_were_reclaimed(class);
+                    }
                     self.unpublished[class] = false;
                     self.published[class] = mine.waiting;
                 }
-                Ok(false) => {}
+                Ok(None) => {}
                 Err(e) => {
                     warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.reservations[class].name)
                 }
             }
         }
+    }
+
+    /// Another worker took this one's waiters of `class` for a gone worker's while it stalled, and their count off
+    /// `queued`: it goes back on.
+    fn waiters_were_reclaimed(&mut self, class: usize) {
+        warn!(
+            "pathfence: the waiters of `{}` on this worker were reclaimed while it stalled; listed again",
+            self.config.reservations[class].name
+        );
+        self.host.add(class, Metric::Queued, i64::from(self.published[class]));
+        self.published[class] = 0;
     }
 
     /// The waiters of other workers, read now.
@@ -687,22 +719,14 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Puts back this worker's waiters of `class` if another worker reclaimed its entry while it stalled: their
-    /// count goes back on `queued` (the reclaim took it off), and the list is published again on this tick.
+    /// Lists this worker's waiters of `class` again if another worker reclaimed its entry while it stalled (the
+    /// publish puts their count back on `queued`). A stream event may publish first, which does the same.
     fn reassert_waiters(&mut self, class: usize) {
         if self.published[class] == 0 {
             return;
         }
         match waiting::listed_for(&self.host, &self.keys.waiting[class], self.id) {
-            Ok(0) => {
-                warn!(
-                    "pathfence: the waiters of `{}` on this worker were reclaimed while it stalled; listed again",
-                    self.config.reservations[class].name
-                );
-                self.host.add(class, Metric::Queued, i64::from(self.published[class]));
-                self.published[class] = 0;
-                self.unpublished[class] = true;
-            }
+            Ok(0) => self.unpublished[class] = true,
             Ok(_) => {}
             Err(e) => warn!("pathfence: checking this worker's waiters failed: {e}"),
         }

@@ -29,8 +29,8 @@ fn encode(passed: u64, until_ms: u64) -> [u8; 16] {
 }
 
 /// Whether a pause that ends at `until_ms` holds requests at `now_ms`. A pause never lasts longer than
-/// `duration_ms` from now: if it seems to, the clock stepped back or a clock read failed (and gave 0), and
-/// holding on would stall the paths for as long as the clock is off.
+/// `duration_ms` from now: if it seems to, the wall clock (on which pause ends are kept, see `crate::clock`)
+/// stepped back, and holding on would stall the paths for as long as the clock is off.
 fn holds(until_ms: u64, now_ms: u64, duration_ms: u64) -> bool {
     now_ms < until_ms && until_ms <= now_ms.saturating_add(duration_ms)
 }
@@ -113,7 +113,7 @@ mod tests {
             pass(&s, "p", &schedule(), 10_000 + t).unwrap();
         }
         assert_eq!(paused_until(&s, "p", &schedule(), 10_100).unwrap(), Some(10_202));
-        // The clock stepped back a minute, or a failed read gave 0: the pause is over, not a minute long.
+        // The wall clock stepped back a minute: the pause is over, not a minute long.
         assert_eq!(paused_until(&s, "p", &schedule(), 9_000).unwrap(), None);
         assert_eq!(pass(&s, "p", &schedule(), 0).unwrap(), Gate::Open);
     }

@@ -70,20 +70,22 @@ pub fn listed_for(store: &dyn SharedStore, key: &str, me: u32) -> Result<u32, Ho
     Ok(all.iter().find(|w| w.worker == me).map_or(0, |w| w.waiting))
 }
 
-/// Replaces `mine.worker`'s entry; `Ok(false)` if contended.
-pub fn publish(store: &dyn SharedStore, key: &str, mine: &Waiters) -> Result<bool, HostError> {
+/// Replaces `mine.worker`'s entry: how many waiters the entry it replaced listed (0 if there was none), or `None`
+/// if contended.
+pub fn publish(store: &dyn SharedStore, key: &str, mine: &Waiters) -> Result<Option<u32>, HostError> {
     for _ in 0..MAX_CAS_TRIES {
         let (mut all, cas) = match store.get(key)? {
             Some((bytes, cas)) => (decode(&bytes), Some(cas)),
             None => (Vec::new(), None),
         };
+        let before = all.iter().find(|w| w.worker == mine.worker).map_or(0, |w| w.waiting);
         all.retain(|w| w.worker != mine.worker);
         all.push(mine.clone());
         if store.set(key, &encode(&all), token(cas))? {
-            return Ok(true);
+            return Ok(Some(before));
         }
     }
-    Ok(false)
+    Ok(None)
 }
 
 /// Removes the entries of every worker `is_gone` names and returns them.
@@ -134,9 +136,9 @@ mod tests {
     #[test]
     fn each_worker_replaces_only_its_own_entry() {
         let s = MemStore::default();
-        assert!(publish(&s, "w", &waiters(1, &[10])).unwrap());
-        assert!(publish(&s, "w", &waiters(2, &[11, 12])).unwrap());
-        assert!(publish(&s, "w", &waiters(1, &[])).unwrap());
+        assert_eq!(publish(&s, "w", &waiters(1, &[10])).unwrap(), Some(0));
+        assert_eq!(publish(&s, "w", &waiters(2, &[11, 12])).unwrap(), Some(0));
+        assert_eq!(publish(&s, "w", &waiters(1, &[])).unwrap(), Some(1), "it replaced an entry of one waiter");
         assert_eq!(others(&s, "w", 9).unwrap(), vec![waiters(2, &[11, 12])]);
         assert_eq!(others(&s, "w", 2).unwrap(), vec![]);
     }

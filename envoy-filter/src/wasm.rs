@@ -211,9 +211,8 @@ impl Drop for Shared {
             return;
         };
         let workers = &mut *workers;
-        let mut acts = Vec::new();
         for context in ended {
-            workers.end(context, &mut acts);
+            workers.end(context, &mut Vec::new());
         }
         let mut effects = Vec::new();
         for worker in workers.current.iter_mut().chain(workers.retired.iter_mut()) {
@@ -221,8 +220,8 @@ impl Drop for Shared {
             worker.host().flush_metrics();
         }
         // No stream can be left to resume or refuse: each holds this.
-        if !effects.is_empty() || !acts.is_empty() {
-            warn!("pathfence: {} request(s) still waiting as the filter went away", effects.len() + acts.len());
+        if !effects.is_empty() {
+            warn!("pathfence: {} request(s) still waiting as the filter went away", effects.len());
         }
     }
 }

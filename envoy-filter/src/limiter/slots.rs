@@ -138,7 +138,14 @@ impl<H: Host> Worker<H> {
                 self.host.add(pool, Metric::Active, i64::from(held) - i64::from(before));
                 Some((before, held))
             }
-            Ok(_) => None,
+            Ok(Some(_)) => None,
+            Ok(None) => {
+                warn!(
+                    "pathfence: setting this worker's share of `{}` kept losing the race",
+                    self.config.reservations[pool].name
+                );
+                None
+            }
             Err(e) => {
                 warn!("pathfence: checking this worker's share failed: {e}");
                 None

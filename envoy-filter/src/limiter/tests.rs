@@ -532,6 +532,25 @@ fn a_worker_stalled_past_the_lease_puts_its_waiters_back_on_queued() {
 }
 
 #[test]
+fn a_stalled_worker_whose_first_event_after_the_stall_publishes_its_waiters_puts_them_back_on_queued() {
+    let host = MockHost::default();
+    let (mut stalled, mut alive) = (worker(&host, ""), worker(&host, ""));
+    let mut fx = Vec::new();
+    stalled.on_request(1, A, &mut fx);
+    stalled.on_request(2, A, &mut fx);
+    assert_eq!(stalled.on_request(3, A, &mut fx), Decision::Wait);
+    assert_eq!(stalled.on_request(4, A, &mut fx), Decision::Wait);
+    tick_through(&host, &mut alive, 12_000, &mut fx);
+    assert_eq!(host.metric(A, Metric::Queued), 0, "the reclaim took both waiters off queued");
+    // Back, its first event is a stream's end, before any tick: the slot goes to waiter 3, the list goes out.
+    stalled.on_stream_end(1, &mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+    assert_eq!(host.metric(A, Metric::Queued), 1, "waiter 4 still waits");
+    stalled.on_stream_end(4, &mut fx);
+    assert_eq!(host.metric(A, Metric::Queued), 0);
+}
+
+#[test]
 fn a_worker_whose_clock_fell_behind_still_gets_the_slot_for_its_earlier_waiter() {
     let host = MockHost::default();
     let (mut w1, mut w2) = (worker(&host, ""), worker(&host, ""));
@@ -553,6 +572,34 @@ fn a_worker_whose_clock_fell_behind_still_gets_the_slot_for_its_earlier_waiter()
 }
 
 #[test]
+fn a_waiter_kept_past_its_timeout_by_a_stall_stays_first_in_line_for_other_workers() {
+    let host = MockHost::default();
+    let long_wait = r#"{"paths": [{"name": "a", "max_concurrency": 2, "queue_timeout_ms": 5000}]}"#;
+    let start = || Worker::start(host.clone(), Config::parse(long_wait.as_bytes()).unwrap()).unwrap();
+    let (mut w1, mut w2) = (start(), start());
+    let mut fx = Vec::new();
+    w1.on_request(1, A, &mut fx);
+    w1.on_request(2, A, &mut fx);
+    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
+    // w2's thread stalls 3 s, counted as 1 s: its waiter has 2 s more to wait than the wall clock says.
+    tick_through(&host, &mut w1, 3_000, &mut fx);
+    w2.on_tick(&mut fx);
+    for _ in 0..11 {
+        host.advance(200);
+        w1.on_tick(&mut fx);
+        w2.on_tick(&mut fx);
+    }
+    assert!(fx.is_empty(), "waiter 3 has waited 3.2 s of w2's 5: {fx:?}");
+    // 5.2 s after it arrived by the wall clock, w1 still counts it as waiting, and before its own newcomer.
+    assert_eq!(w1.on_request(4, A, &mut fx), Decision::Wait);
+    w1.on_stream_end(1, &mut fx);
+    assert!(fx.is_empty(), "the freed slot went to w1's later waiter: {fx:?}");
+    host.advance(2);
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+}
+
+#[test]
 fn a_worker_shut_down_takes_its_whole_share_out_of_the_count() {
     let host = MockHost::default();
     let mut w = worker(&host, "");
@@ -564,7 +611,7 @@ fn a_worker_shut_down_takes_its_whole_share_out_of_the_count() {
     w.on_stream_end(1, &mut fx);
     w.on_stream_end(2, &mut fx);
     assert_eq!((inflight(&host, "a"), w.idle_slots(A)), (2, 2));
-    // Every compare-and-swap of giving them back loses; the last step sets the share regardless.
+    // Every compare-and-swap of giving them back loses; setting the share outright, the next step, succeeds.
     host.store.fail_next_cas(counters::MAX_CAS_TRIES);
     w.shut_down(&mut fx);
     assert!(fx.is_empty());
