@@ -218,6 +218,7 @@ impl Drop for Shared {
         for worker in workers.current.iter_mut().chain(workers.retired.iter_mut()) {
             worker.shut_down(&mut effects);
             worker.host().flush_metrics();
+            info!("pathfence: worker {} shut down with its configuration", worker.id());
         }
         // No stream can be left to resume or refuse: each holds this.
         if !effects.is_empty() {

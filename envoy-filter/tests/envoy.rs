@@ -258,3 +258,43 @@ fn an_injected_pause_shows_up_as_the_configured_stall() {
     assert!(stats["wasmcustom.pathfence.a.paused"] >= 10);
     assert_eq!(stats["wasmcustom.pathfence.b.paused"], 0);
 }
+
+const BEFORE_THE_CHANGE: &str =
+    r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 4, "max_queue": 0}]}"#;
+const AFTER_THE_CHANGE: &str =
+    r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 2, "max_queue": 0}]}"#;
+
+fn slow(_path: &str) -> Duration {
+    Duration::from_millis(300)
+}
+
+#[test]
+fn a_new_configuration_takes_over_and_the_old_one_leaves_no_slot_behind() {
+    let Some(bin) = envoy_bin("a_new_configuration_takes_over_and_the_old_one_leaves_no_slot_behind") else { return };
+    let _serial = exclusive();
+    let upstream = Upstream::start(None, slow);
+    let envoy = Envoy::start_reloadable(&bin, upstream.port, BEFORE_THE_CHANGE).unwrap();
+    // Under the first configuration: 40/s for 1 s, 0.3 s each, is 12 at once against a limit of 4.
+    let first = open_loop(envoy.port, &constant_rate(&["/a/x"], 40, Duration::from_secs(1)), Duration::from_secs(2));
+    let count = |outcomes: &[Outcome], status: u16| outcomes.iter().filter(|o| o.status == status).count();
+    assert!(count(&first, 200) >= 4 && count(&first, 503) > 0, "{first:?}");
+    assert_eq!(count(&first, 200) + count(&first, 503), first.len(), "{first:?}");
+
+    // The change: Envoy builds a new root context on each thread and deletes the old ones once the old listener
+    // has drained, which shuts down their workers.
+    envoy.reconfigure(AFTER_THE_CHANGE).unwrap();
+    let shut_down = eventually(Duration::from_secs(10), || {
+        envoy.log_text().matches("shut down with its configuration").count() >= 2
+    });
+    assert!(shut_down, "the old configuration's workers were not shut down:\n{}", envoy.log_text());
+
+    // Exactly the new limit is free: two slow requests are admitted, the third is refused at once.
+    let burst: Vec<(String, Duration)> = (0..3).map(|i| ("/a/x".to_string(), Duration::from_millis(i * 30))).collect();
+    let after = open_loop(envoy.port, &burst, Duration::from_secs(2));
+    assert_eq!((count(&after, 200), count(&after, 503)), (2, 1), "{after:?}");
+    let drained = eventually(Duration::from_secs(2), || {
+        envoy.stats("pathfence.a.active").get("wasmcustom.pathfence.a.active") == Some(&0)
+    });
+    assert!(drained, "{:?}", envoy.stats("pathfence."));
+    assert!(!envoy.log_text().contains("panic"), "{}", envoy.log_text());
+}

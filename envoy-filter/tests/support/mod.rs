@@ -83,9 +83,9 @@ pub struct Envoy {
     pub log: PathBuf,
 }
 
-/// The Envoy bootstrap: one listener routing everything to the upstream (no route timeout, like Istio's
-/// inbound routes), circuit breakers opened wide so only the filter limits, and the filter if `filter` is set.
-pub fn bootstrap(port: u16, admin_port: u16, upstream: u16, filter: Option<(&Path, &str)>) -> String {
+/// The listener: everything routed to the upstream (no route timeout, like Istio's inbound routes), through the
+/// filter if `filter` is set.
+fn listener(port: u16, filter: Option<(&Path, &str)>) -> serde_json::Value {
     let mut http_filters = Vec::new();
     if let Some((wasm, config)) = filter {
         http_filters.push(serde_json::json!({
@@ -113,41 +113,72 @@ pub fn bootstrap(port: u16, admin_port: u16, upstream: u16, filter: Option<(&Pat
         "typed_config": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}
     }));
     serde_json::json!({
-        "admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": admin_port}}},
-        "static_resources": {
-            "listeners": [{
-                "name": "inbound",
-                "address": {"socket_address": {"address": "127.0.0.1", "port_value": port}},
-                // Connections spread evenly over the two workers: the kernel's accept order can leave one worker
-                // with most of a benchmark's keep-alive connections, and the run's throughput with it.
-                "connection_balance_config": {"exact_balance": {}},
-                "filter_chains": [{"filters": [{
-                    "name": "envoy.filters.network.http_connection_manager",
-                    "typed_config": {
-                        "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
-                        "stat_prefix": "inbound",
-                        "route_config": {"virtual_hosts": [{
-                            "name": "app", "domains": ["*"],
-                            "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "app", "timeout": "0s"}}]
-                        }]},
-                        "http_filters": http_filters
-                    }
-                }]}]
-            }],
-            "clusters": [{
-                "name": "app",
-                "type": "STATIC",
-                "connect_timeout": "1s",
-                "circuit_breakers": {"thresholds": [{
-                    "max_connections": 100000, "max_pending_requests": 100000, "max_requests": 100000
+        "name": "inbound",
+        "address": {"socket_address": {"address": "127.0.0.1", "port_value": port}},
+        // Connections spread evenly over the two workers: the kernel's accept order can leave one worker
+        // with most of a benchmark's keep-alive connections, and the run's throughput with it.
+        "connection_balance_config": {"exact_balance": {}},
+        "filter_chains": [{"filters": [{
+            "name": "envoy.filters.network.http_connection_manager",
+            "typed_config": {
+                "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+                "stat_prefix": "inbound",
+                "route_config": {"virtual_hosts": [{
+                    "name": "app", "domains": ["*"],
+                    "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "app", "timeout": "0s"}}]
                 }]},
-                "load_assignment": {"cluster_name": "app", "endpoints": [{"lb_endpoints": [{"endpoint": {
-                    "address": {"socket_address": {"address": "127.0.0.1", "port_value": upstream}}
-                }}]}]}
-            }]
-        }
+                "http_filters": http_filters
+            }
+        }]}]
+    })
+}
+
+/// The upstream cluster, with circuit breakers opened wide so only the filter limits.
+fn cluster(upstream: u16) -> serde_json::Value {
+    serde_json::json!({
+        "name": "app",
+        "type": "STATIC",
+        "connect_timeout": "1s",
+        "circuit_breakers": {"thresholds": [{
+            "max_connections": 100000, "max_pending_requests": 100000, "max_requests": 100000
+        }]},
+        "load_assignment": {"cluster_name": "app", "endpoints": [{"lb_endpoints": [{"endpoint": {
+            "address": {"socket_address": {"address": "127.0.0.1", "port_value": upstream}}
+        }}]}]}
+    })
+}
+
+/// The Envoy bootstrap: the listener and the cluster above, both static.
+pub fn bootstrap(port: u16, admin_port: u16, upstream: u16, filter: Option<(&Path, &str)>) -> String {
+    serde_json::json!({
+        "admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": admin_port}}},
+        "static_resources": {"listeners": [listener(port, filter)], "clusters": [cluster(upstream)]}
     })
     .to_string()
+}
+
+/// A bootstrap whose listener Envoy reads from `lds` (and reads again when the file is replaced), as a
+/// control plane would push it.
+fn reloadable_bootstrap(admin_port: u16, upstream: u16, lds: &Path) -> String {
+    serde_json::json!({
+        "node": {"id": "pathfence-test", "cluster": "pathfence-test"},
+        "admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": admin_port}}},
+        "dynamic_resources": {"lds_config": {
+            "path_config_source": {
+                "path": lds.display().to_string(),
+                "watched_directory": {"path": lds.parent().map(|d| d.display().to_string()).unwrap_or_default()}
+            },
+            "resource_api_version": "V3"
+        }},
+        "static_resources": {"clusters": [cluster(upstream)]}
+    })
+    .to_string()
+}
+
+fn listener_resources(port: u16, filter: (&Path, &str)) -> String {
+    let mut listener = listener(port, Some(filter));
+    listener["@type"] = "type.googleapis.com/envoy.config.listener.v3.Listener".into();
+    serde_json::json!({"resources": [listener]}).to_string()
 }
 
 impl Envoy {
@@ -161,14 +192,48 @@ impl Envoy {
     pub fn start_with(bin: &Path, upstream: u16, filter: Option<(&Path, &str)>) -> Result<Envoy, String> {
         let dir = scratch_dir();
         let (port, admin_port) = (free_port(), free_port());
-        let config = bootstrap(port, admin_port, upstream, filter);
+        Envoy::launch(bin, &dir, port, admin_port, bootstrap(port, admin_port, upstream, filter))
+    }
+
+    /// Starts Envoy with the filter's listener in a file it watches, so that [`Envoy::reconfigure`] can replace
+    /// the filter's configuration as a control plane would. A replaced listener drains for a second.
+    pub fn start_reloadable(bin: &Path, upstream: u16, filter: &str) -> Result<Envoy, String> {
+        let dir = scratch_dir();
+        let (port, admin_port) = (free_port(), free_port());
+        // A folder of its own: Envoy watches it, and the log is written next door.
+        let lds = dir.join("lds").join("listeners.json");
+        std::fs::create_dir_all(dir.join("lds")).unwrap();
+        std::fs::write(&lds, listener_resources(port, (wasm().as_path(), filter))).unwrap();
+        Envoy::launch(bin, &dir, port, admin_port, reloadable_bootstrap(admin_port, upstream, &lds))
+    }
+
+    /// Replaces the filter's configuration of an Envoy from [`Envoy::start_reloadable`] (by renaming a new
+    /// file over the watched one, as Envoy expects) and waits until Envoy has applied it.
+    pub fn reconfigure(&self, filter: &str) -> Result<(), String> {
+        let Some(dir) = self.log.parent().map(|d| d.join("lds")) else {
+            return Err("no scratch directory".to_string());
+        };
+        let modified = |e: &Envoy| e.stats("listener_manager.listener_modified").values().sum::<i64>();
+        let before = modified(self);
+        let staged = dir.join("listeners.next");
+        std::fs::write(&staged, listener_resources(self.port, (wasm().as_path(), filter))).unwrap();
+        std::fs::rename(&staged, dir.join("listeners.json")).unwrap();
+        if eventually(Duration::from_secs(10), || modified(self) > before) {
+            Ok(())
+        } else {
+            Err(format!("Envoy did not apply the new listener:\n{}", self.log_text()))
+        }
+    }
+
+    fn launch(bin: &Path, dir: &Path, port: u16, admin_port: u16, config: String) -> Result<Envoy, String> {
         let config_path = dir.join("envoy.json");
         std::fs::write(&config_path, config).unwrap();
         let log = dir.join("envoy.log");
         let child = Command::new(bin)
             .arg("-c")
             .arg(&config_path)
-            .args(["--concurrency", "2", "--disable-hot-restart", "-l", "info", "--log-path"])
+            .args(["--concurrency", "2", "--disable-hot-restart", "-l", "info", "--drain-time-s", "1"])
+            .args(["--drain-strategy", "immediate", "--file-flush-interval-msec", "100", "--log-path"])
             .arg(&log)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
