@@ -719,17 +719,11 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Lists this worker's waiters of `class` again if another worker reclaimed its entry while it stalled (the
-    /// publish puts their count back on `queued`). A stream event may publish first, which does the same.
+    /// Publishes this worker's waiters of `class` again on this tick, in case another worker reclaimed its entry
+    /// while it stalled: the publish sees the entry gone and puts their count back on `queued` (a stream event
+    /// may publish first, which does the same).
     fn reassert_waiters(&mut self, class: usize) {
-        if self.published[class] == 0 {
-            return;
-        }
-        match waiting::listed_for(&self.host, &self.keys.waiting[class], self.id) {
-            Ok(0) => self.unpublished[class] = true,
-            Ok(_) => {}
-            Err(e) => warn!("pathfence: checking this worker's waiters failed: {e}"),
-        }
+        self.unpublished[class] |= self.published[class] > 0;
     }
 }
 

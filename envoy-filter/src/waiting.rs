@@ -64,12 +64,6 @@ pub fn others(store: &dyn SharedStore, key: &str, me: u32) -> Result<Vec<Waiters
     Ok(all.into_iter().filter(|w| w.worker != me).collect())
 }
 
-/// How many waiters `me`'s entry lists: what another worker took off `queued` if it reclaimed the entry.
-pub fn listed_for(store: &dyn SharedStore, key: &str, me: u32) -> Result<u32, HostError> {
-    let all = store.get(key)?.map(|(bytes, _)| decode(&bytes)).unwrap_or_default();
-    Ok(all.iter().find(|w| w.worker == me).map_or(0, |w| w.waiting))
-}
-
 /// Replaces `mine.worker`'s entry: how many waiters the entry it replaced listed (0 if there was none), or `None`
 /// if contended.
 pub fn publish(store: &dyn SharedStore, key: &str, mine: &Waiters) -> Result<Option<u32>, HostError> {
