@@ -24,9 +24,11 @@ use crate::counters;
 use crate::host::{Host, HostError, Metric};
 use crate::pace::TickWork;
 use crate::waiting::{self, Waiters};
+use stream_ids::StreamIds;
 
 mod held;
 mod slots;
+mod stream_ids;
 
 /// Prefix of every shared-data key, versioned so that a filter with another layout never reads these.
 pub const KEY_PREFIX: &str = "pathfence.v1.";
@@ -101,7 +103,7 @@ pub struct Worker<H: Host> {
     config: Config,
     id: u32,
     keys: Keys,
-    requests: HashMap<u32, Request>,
+    requests: HashMap<u32, Request, StreamIds>,
     queues: Vec<VecDeque<u32>>,
     held: VecDeque<u32>,
     /// Queues changed since this worker last published them to the shared waiting lists.
@@ -174,7 +176,7 @@ impl<H: Host> Worker<H> {
             config,
             id,
             keys,
-            requests: HashMap::new(),
+            requests: HashMap::default(),
             queues: vec![VecDeque::new(); n],
             held: VecDeque::new(),
             unpublished: vec![false; n],
@@ -515,14 +517,10 @@ impl<H: Host> Worker<H> {
             return;
         }
         let local = self.config.local();
-        let mut heirs = Vec::with_capacity(2);
-        if permit.pool == local || self.config.local_borrows {
-            heirs.push(local);
-        }
-        if permit.pool != local {
-            heirs.push(permit.pool);
-        }
-        for class in heirs {
+        // The local path first (it has priority), then the slot's own path; no allocation on every release.
+        let local_heir = (permit.pool == local || self.config.local_borrows).then_some(local);
+        let own_heir = (permit.pool != local).then_some(permit.pool);
+        for class in local_heir.into_iter().chain(own_heir) {
             // An unbounded reservation never has waiters.
             if self.config.reservations[class].max_concurrency.is_none() {
                 continue;
