@@ -3,6 +3,11 @@
 //! side by side in one run, at a moderate, a busy and a saturating load.
 //!
 //! Run with `bench/run.sh [seconds per run] [rounds]`, which builds both modules first.
+//!
+//! Two switches change what is measured, to see where the cost goes: `PATHFENCE_BENCH_FLOOR=read-path` makes the
+//! empty filter read the `:path` header (the floor of any filter that tells paths apart), and
+//! `PATHFENCE_BENCH_ANSWER=envoy` has Envoy answer every request itself, without the upstream, so that the machine
+//! runs only Envoy and the load generator.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../tests/support/mod.rs"]
@@ -236,9 +241,10 @@ fn cpu_per_request(e: &Envoy, cpu_before: f64, m: &Measure) -> f64 {
 }
 
 impl Variant {
-    fn label(self) -> &'static str {
+    fn label(self, setup: &Setup) -> &'static str {
         match self {
             Variant::Plain => "without filter",
+            Variant::Empty if setup.floor_reads_path => "empty filter reading :path",
             Variant::Empty => "empty Wasm filter",
             Variant::Fence => "PathFence",
         }
@@ -253,6 +259,20 @@ struct Setup {
     empty: std::path::PathBuf,
     /// Another build of the filter in place of "without filter" (PATHFENCE_BENCH_AGAINST).
     against: Option<std::path::PathBuf>,
+    /// The empty filter reads `:path` (PATHFENCE_BENCH_FLOOR=read-path).
+    floor_reads_path: bool,
+    /// Envoy answers every request itself, without the upstream (PATHFENCE_BENCH_ANSWER=envoy).
+    envoy_answers: bool,
+}
+
+impl Setup {
+    fn start(&self, filter: Option<(&std::path::Path, &str)>) -> Envoy {
+        if self.envoy_answers {
+            Envoy::start_answering(&self.bin, filter).unwrap()
+        } else {
+            Envoy::start_with(&self.bin, self.upstream, filter).unwrap()
+        }
+    }
 }
 
 /// The variants of one round, each in a fresh Envoy process. A process keeps its own speed for its life (where V8
@@ -267,12 +287,12 @@ impl Round {
     /// both read the slot started last about 4 % faster at saturation.
     fn start(setup: &Setup, round: usize) -> Round {
         let against = setup.against.as_deref().map(|m| (m, setup.config.as_str()));
+        let floor = if setup.floor_reads_path { "read-path" } else { "" };
+        let fence = wasm();
         let start = |variant: Variant| match variant {
-            Variant::Plain => Envoy::start_with(&setup.bin, setup.upstream, against).unwrap(),
-            Variant::Empty => {
-                Envoy::start_with(&setup.bin, setup.upstream, Some((setup.empty.as_path(), "{}"))).unwrap()
-            }
-            Variant::Fence => Envoy::start(&setup.bin, setup.upstream, Some(&setup.config)).unwrap(),
+            Variant::Plain => setup.start(against),
+            Variant::Empty => setup.start(Some((setup.empty.as_path(), floor))),
+            Variant::Fence => setup.start(Some((fence.as_path(), setup.config.as_str()))),
         };
         Round { envoys: in_rotated_order(round, start).into() }
     }
@@ -404,6 +424,8 @@ fn main() {
         eprintln!("bench: wrk is missing; run bench/run.sh, which installs it");
         std::process::exit(2);
     }
+    let floor_reads_path = std::env::var("PATHFENCE_BENCH_FLOOR").is_ok_and(|v| v == "read-path");
+    let envoy_answers = std::env::var("PATHFENCE_BENCH_ANSWER").is_ok_and(|v| v == "envoy");
     let upstream = Upstream::start(None, |_| Duration::ZERO);
     // PATHFENCE_BENCH_CONFIG swaps in another filter configuration, to see where the cost goes.
     let config = std::env::var("PATHFENCE_BENCH_CONFIG").unwrap_or_else(|_| CONFIG.to_string());
@@ -413,7 +435,13 @@ fn main() {
     if let Some(module) = &against {
         eprintln!("bench: \"without filter\" is the filter built as {}", module.display());
     }
-    let setup = Setup { bin, upstream: upstream.port, config, empty, against };
+    let setup = Setup { bin, upstream: upstream.port, config, empty, against, floor_reads_path, envoy_answers };
+    if floor_reads_path {
+        eprintln!("bench: the empty filter reads :path on every request (PATHFENCE_BENCH_FLOOR)");
+    }
+    if envoy_answers {
+        eprintln!("bench: Envoy answers every request itself, no upstream (PATHFENCE_BENCH_ANSWER)");
+    }
     eprintln!(
         "bench: {rounds} rounds of {seconds} s per variant and load, each round on fresh Envoys (--concurrency 2); \
          moderate {MODERATE_RATE}/s on each variant at once and busy loads paced on {PACED_CONNECTIONS} connections \
@@ -455,7 +483,7 @@ fn main() {
     ];
     for (label, runs) in &loads {
         for v in VARIANTS {
-            row(label, v.label(), &summary(runs.of(v)));
+            row(label, v.label(&setup), &summary(runs.of(v)));
         }
     }
     println!();
@@ -463,20 +491,18 @@ fn main() {
         println!("\"without filter\" is the build {} (PATHFENCE_BENCH_AGAINST)", module.display());
     }
     println!("Medians of per-round differences; the targets are PathFence's against no filter.");
+    let (floor, own) = if setup.floor_reads_path {
+        (
+            "empty filter reading :path against no filter (the floor of a filter that tells paths apart)",
+            "PathFence against the empty filter reading :path (the fence's cost beyond reading the path)",
+        )
+    } else {
+        ("empty filter against no filter (the Wasm floor)", "PathFence against the empty filter (the fence's own cost)")
+    };
     for (label, runs) in &loads {
         verdict(label, "PathFence against no filter", &runs.deltas(Variant::Fence, Variant::Plain), true);
-        verdict(
-            label,
-            "empty filter against no filter (the Wasm floor)",
-            &runs.deltas(Variant::Empty, Variant::Plain),
-            false,
-        );
-        verdict(
-            label,
-            "PathFence against the empty filter (the fence's own cost)",
-            &runs.deltas(Variant::Fence, Variant::Empty),
-            false,
-        );
+        verdict(label, floor, &runs.deltas(Variant::Empty, Variant::Plain), false);
+        verdict(label, own, &runs.deltas(Variant::Fence, Variant::Empty), false);
     }
     println!(
         "idle (no requests), Envoy CPU in ms/s: {:.1} without a filter, {:.1} with the empty filter, {:.1} with PathFence",

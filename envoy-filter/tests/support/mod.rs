@@ -157,6 +157,21 @@ pub fn bootstrap(port: u16, admin_port: u16, upstream: u16, filter: Option<(&Pat
     .to_string()
 }
 
+/// A bootstrap whose listener answers every request itself with a 200 (no upstream, no cluster), through the filter
+/// if `filter` is set: what Envoy and the filter cost, without an upstream's work beside them on the machine.
+pub fn answering_bootstrap(port: u16, admin_port: u16, filter: Option<(&Path, &str)>) -> String {
+    let mut listener = listener(port, filter);
+    let manager = &mut listener["filter_chains"][0]["filters"][0]["typed_config"];
+    manager["route_config"]["virtual_hosts"][0]["routes"][0] = serde_json::json!({
+        "match": {"prefix": "/"}, "direct_response": {"status": 200, "body": {"inline_string": "ok"}}
+    });
+    serde_json::json!({
+        "admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": admin_port}}},
+        "static_resources": {"listeners": [listener]}
+    })
+    .to_string()
+}
+
 /// A bootstrap whose listener Envoy reads from `lds` (and reads again when the file is replaced), as a
 /// control plane would push it.
 fn reloadable_bootstrap(admin_port: u16, upstream: u16, lds: &Path) -> String {
@@ -193,6 +208,14 @@ impl Envoy {
         let dir = scratch_dir();
         let (port, admin_port) = (free_port(), free_port());
         Envoy::launch(bin, &dir, port, admin_port, bootstrap(port, admin_port, upstream, filter))
+    }
+
+    /// Starts Envoy answering every request itself ([`answering_bootstrap`]), with the given module and filter
+    /// configuration, if any.
+    pub fn start_answering(bin: &Path, filter: Option<(&Path, &str)>) -> Result<Envoy, String> {
+        let dir = scratch_dir();
+        let (port, admin_port) = (free_port(), free_port());
+        Envoy::launch(bin, &dir, port, admin_port, answering_bootstrap(port, admin_port, filter))
     }
 
     /// Starts Envoy with the filter's listener in a file it watches, so that [`Envoy::reconfigure`] can replace
