@@ -1,4 +1,4 @@
-//! A worker's own time, made from the host's wall clock: proxy-wasm gives a module no monotonic clock.
+//! A worker thread's own time, made from the host's wall clock: proxy-wasm gives a module no monotonic clock.
 //!
 //! Wait deadlines, pause ends, heartbeats and the arrival rate are measured on it. The wall clock can step: back
 //! when NTP corrects it, forward by minutes when a paused VM resumes. On the wall clock, a step back of a minute

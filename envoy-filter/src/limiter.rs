@@ -15,20 +15,22 @@
 //! worker's waiters can take that long. From then on the worker ticks every 2 ms until they are served.
 
 use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 use log::warn;
 
-use crate::clock::SteadyClock;
 use crate::config::Config;
 use crate::counters;
 use crate::host::{Host, HostError, Metric};
 use crate::pace::TickWork;
 use crate::waiting::{self, Waiters};
 use stream_ids::StreamIds;
+pub use watch::Watch;
 
 mod held;
 mod slots;
 mod stream_ids;
+mod watch;
 
 /// Prefix of every shared-data key, versioned so that a filter with another layout never reads these.
 pub const KEY_PREFIX: &str = "pathfence.v1.";
@@ -134,20 +136,9 @@ pub struct Worker<H: Host> {
     others_waited: Vec<bool>,
     last_heartbeat_ms: u64,
     last_reclaim_ms: u64,
-    /// Every time here is on this clock, never on the host's wall clock directly: see [`crate::clock`].
-    clock: SteadyClock,
-    /// Other workers' heartbeats as this one last read them (see [`Worker::reclaim`]).
-    beats: HashMap<u32, SeenBeat>,
-    reclaim_passes: u64,
-}
-
-/// Another worker's heartbeat as this worker saw it.
-struct SeenBeat {
-    value: u64,
-    /// When it last changed, on this worker's clock.
-    changed_ms: u64,
-    /// The last reclaim pass that looked at it; beats of workers no list names any more are forgotten.
-    pass: u64,
+    /// This thread's clock, on which every time here is kept, and the other workers' heartbeats as the thread's
+    /// workers saw them (see [`Worker::reclaim`]): shared with the workers of the thread's other configurations.
+    watch: Rc<Watch>,
 }
 
 fn heartbeat_key(worker: u32) -> String {
@@ -155,8 +146,15 @@ fn heartbeat_key(worker: u32) -> String {
 }
 
 impl<H: Host> Worker<H> {
-    /// Creates the shared keys, takes a worker id and announces it with a first heartbeat.
+    /// Starts a worker that shares no watch with another one (see [`Worker::start_watching`]).
     pub fn start(host: H, config: Config) -> Result<Worker<H>, HostError> {
+        let watch = Rc::new(Watch::starting_at(host.now_ms()));
+        Worker::start_watching(host, config, watch)
+    }
+
+    /// Creates the shared keys, takes a worker id and announces it with a first heartbeat. `watch` is the thread's:
+    /// the workers of one thread share it.
+    pub fn start_watching(host: H, config: Config, watch: Rc<Watch>) -> Result<Worker<H>, HostError> {
         let key = |suffix: &str| -> Vec<String> {
             config.reservations.iter().map(|r| format!("{KEY_PREFIX}{}.{suffix}", r.name)).collect()
         };
@@ -168,7 +166,6 @@ impl<H: Host> Worker<H> {
             .and_then(|id| u32::try_from(id).ok())
             .ok_or_else(|| HostError("could not take a worker id".to_string()))?;
         let n = config.reservations.len();
-        let clock = SteadyClock::starting_at(host.now_ms());
         // Unknown until the first read: assumed, for the bounded paths (nobody ever waits for an unbounded one).
         let others_waited = config.reservations.iter().map(|r| r.max_concurrency.is_some()).collect();
         let mut worker = Worker {
@@ -181,7 +178,7 @@ impl<H: Host> Worker<H> {
             held: VecDeque::new(),
             unpublished: vec![false; n],
             published: vec![0; n],
-            published_at_slip: 0,
+            published_at_slip: watch.clock.slips(),
             spare: vec![0; n],
             spares_taken: vec![0; n],
             pending_release: vec![0; n],
@@ -192,9 +189,7 @@ impl<H: Host> Worker<H> {
             others_waited,
             last_heartbeat_ms: 0,
             last_reclaim_ms: 0,
-            clock,
-            beats: HashMap::new(),
-            reclaim_passes: 0,
+            watch,
         };
         let now = worker.now();
         worker.heartbeat(now);
@@ -485,12 +480,12 @@ impl<H: Host> Worker<H> {
         }
         self.now();
         let timeout = self.config.reservations[class].queue_timeout_ms;
-        self.clock.wall_ms().saturating_sub(timeout.saturating_add(STALE_AFTER_TIMEOUT_MS))
+        self.watch.clock.wall_ms().saturating_sub(timeout.saturating_add(STALE_AFTER_TIMEOUT_MS))
     }
 
     /// When the request `context` arrived, on the wall clock, to compare with other workers' waiters.
     fn arrival_on_wall(&self, context: u32) -> u64 {
-        self.clock.to_wall(self.since(context))
+        self.watch.clock.to_wall(self.since(context))
     }
 
     fn expire(&mut self, class: usize, now: u64, effects: &mut Vec<Effect>) {
@@ -562,7 +557,7 @@ impl<H: Host> Worker<H> {
 
     /// Decides from the arrival rate since the last decision whether freed slots are kept as spares.
     fn measure_arrival_rate(&mut self, now: u64) {
-        // This worker's clock never steps back (see `crate::clock`).
+        // This thread's clock never steps back (see `crate::clock`).
         let elapsed = now.saturating_sub(self.rate_since_ms);
         if elapsed < RATE_WINDOW_MS {
             return;
@@ -574,10 +569,10 @@ impl<H: Host> Worker<H> {
 
     /// Publishes the queues that changed; a lost race leaves them marked for the next call.
     fn publish_waiting(&mut self) {
-        // The arrival times already published were converted to the wall clock before this worker's clock slipped:
+        // The arrival times already published were converted to the wall clock before this thread's clock slipped:
         // they are off by the slip until published again.
-        if self.clock.slips() != self.published_at_slip {
-            self.published_at_slip = self.clock.slips();
+        if self.watch.clock.slips() != self.published_at_slip {
+            self.published_at_slip = self.watch.clock.slips();
             for class in 0..self.queues.len() {
                 self.unpublished[class] |= !self.queues[class].is_empty();
             }
@@ -648,9 +643,9 @@ impl<H: Host> Worker<H> {
         wait
     }
 
-    /// The time on this worker's clock, from a new reading of the host's.
+    /// The time on this thread's clock, from a new reading of the host's.
     fn now(&self) -> u64 {
-        self.clock.read(self.host.now_ms())
+        self.watch.clock.read(self.host.now_ms())
     }
 
     fn heartbeat(&mut self, now: u64) {
@@ -664,24 +659,22 @@ impl<H: Host> Worker<H> {
     /// what they added to `active` and `queued`; then puts back this worker's own share and waiters, in case
     /// another worker took them while this one stalled.
     ///
-    /// A heartbeat is judged by whether it changes, timed on this worker's clock, not by the time written in it:
-    /// a worker started after the wall clock stepped keeps a clock that differs from an older worker's by the
-    /// step (see [`crate::clock`]), and comparing the two would make the older one look gone. The first sight of
-    /// a worker starts its lease, so a worker that went away before this one started is reclaimed a lease later.
+    /// A heartbeat is judged by whether it changes, timed on this thread's clock, not by the time written in it:
+    /// a thread whose clock started after the wall clock stepped differs from an older one's by the step (see
+    /// [`crate::clock`]), and comparing the two would make the older one look gone. The first sight of a worker by
+    /// any worker of this thread starts its lease, so a worker that went away before the thread's first worker
+    /// started is reclaimed a lease later; a worker started for a new configuration goes on from what the thread's
+    /// workers saw before it.
     fn reclaim(&mut self, now: u64) {
         let lease = self.config.worker_lease_ms;
         let me = self.id;
-        self.reclaim_passes += 1;
-        let pass = self.reclaim_passes;
         for pool in 0..self.keys.inflight.len() {
             let host = &self.host;
-            let beats = &mut self.beats;
+            let watch = &self.watch;
             let mut is_gone = |worker: u32| {
                 worker != me
                     && match host.get(&heartbeat_key(worker)) {
-                        Ok(Some((bytes, _))) => {
-                            unchanged_for(beats, worker, counters::read_u64(&bytes, 0), now, pass) > lease
-                        }
+                        Ok(Some((bytes, _))) => watch.unchanged_for(worker, counters::read_u64(&bytes, 0), now) > lease,
                         Ok(None) => true,
                         Err(_) => false,
                     }
@@ -710,7 +703,7 @@ impl<H: Host> Worker<H> {
                 Err(e) => warn!("pathfence: reclaim failed: {e}"),
             }
         }
-        self.beats.retain(|_, seen| seen.pass == pass);
+        self.watch.forget_unseen(now);
         for pool in 0..self.keys.inflight.len() {
             self.reassert_share(pool);
             self.reassert_waiters(pool);
@@ -723,17 +716,6 @@ impl<H: Host> Worker<H> {
     fn reassert_waiters(&mut self, class: usize) {
         self.unpublished[class] |= self.published[class] > 0;
     }
-}
-
-/// How long, on the observer's clock, `worker`'s heartbeat has shown `value`.
-fn unchanged_for(beats: &mut HashMap<u32, SeenBeat>, worker: u32, value: u64, now: u64, pass: u64) -> u64 {
-    let seen = beats.entry(worker).or_insert(SeenBeat { value, changed_ms: now, pass });
-    if seen.value != value {
-        seen.value = value;
-        seen.changed_ms = now;
-    }
-    seen.pass = pass;
-    now.saturating_sub(seen.changed_ms)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The thin proxy-wasm layer: implements the host traits with hostcalls and forwards Envoy's callbacks to
 //! the per-worker [`Worker`]. Nothing here decides anything.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -13,7 +13,7 @@ use proxy_wasm::types::{Action, ContextType, LogLevel, MetricType, Status};
 use crate::classifier::{classify, RequestView};
 use crate::config::Config;
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
-use crate::limiter::{Decision, Effect, Worker};
+use crate::limiter::{Decision, Effect, Watch, Worker};
 use crate::pace::{Pace, TickWork};
 
 proxy_wasm::main! {{
@@ -32,6 +32,16 @@ proxy_wasm::main! {{
         Box::new(Root { id, shared: Rc::new(shared) })
     });
 }}
+
+thread_local! {
+    /// The clock and the view of other workers' heartbeats that the workers of this thread share, one worker per
+    /// configuration (see [`Watch`]).
+    static WATCH: OnceCell<Rc<Watch>> = const { OnceCell::new() };
+}
+
+fn thread_watch(wall_ms: u64) -> Rc<Watch> {
+    WATCH.with(|watch| Rc::clone(watch.get_or_init(|| Rc::new(Watch::starting_at(wall_ms)))))
+}
 
 fn host_error(what: &str, status: Status) -> HostError {
     HostError(format!("{what}: {status:?}"))
@@ -322,7 +332,8 @@ impl RootContext for Root {
         }
         let host = EnvoyHost::new(&config);
         let paths = config.reservations.len();
-        let worker = match Worker::start(host, config) {
+        let watch = thread_watch(host.now_ms());
+        let worker = match Worker::start_watching(host, config, watch) {
             Ok(worker) => worker,
             Err(e) => {
                 error!("pathfence: cannot set up shared state: {e}");

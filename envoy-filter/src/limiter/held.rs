@@ -40,7 +40,7 @@ impl<H: Host> Worker<H> {
         let Some(schedule) = &self.config.pause else {
             return Gate::Open;
         };
-        pause::pass(&self.host, &self.keys.pause, schedule, self.clock.wall_ms()).unwrap_or_else(|e| {
+        pause::pass(&self.host, &self.keys.pause, schedule, self.watch.clock.wall_ms()).unwrap_or_else(|e| {
             warn!("pathfence: pause gate unavailable, letting the request through: {e}");
             Gate::Open
         })

@@ -1,4 +1,5 @@
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use super::*;
 use crate::host::SharedStore;
@@ -489,6 +490,37 @@ fn tick_through(host: &MockHost, w: &mut Worker<MockHost>, ms: u64, fx: &mut Vec
         host.advance(500);
         w.on_tick(fx);
     }
+}
+
+/// What is left of two of a's slots held by a worker that went away, after the thread's first worker ticked for 8 s
+/// (its first reclaim pass, a second in, first saw the heartbeat) and a new configuration's worker then for 4 s,
+/// 11 s after that first sight with a 10 s lease. The new worker shares the thread's watch, as in Envoy, or starts
+/// a watch of its own.
+fn left_after_a_new_configuration(share_the_watch: bool) -> u64 {
+    let host = MockHost::default();
+    let mut gone = worker(&host, "");
+    let mut fx = Vec::new();
+    gone.on_request(1, A, &mut fx);
+    gone.on_request(2, A, &mut fx);
+    let watch = Rc::new(Watch::starting_at(crate::host::Clock::now_ms(&host)));
+    let mut first = Worker::start_watching(host.clone(), config(""), Rc::clone(&watch)).unwrap();
+    tick_through(&host, &mut first, 8_000, &mut fx);
+    assert_eq!(inflight(&host, "a"), 2, "reclaimed before the lease was up");
+    let mut next = if share_the_watch {
+        Worker::start_watching(host.clone(), config(""), watch).unwrap()
+    } else {
+        Worker::start(host.clone(), config("")).unwrap()
+    };
+    drop(first);
+    tick_through(&host, &mut next, 4_000, &mut fx);
+    inflight(&host, "a")
+}
+
+#[test]
+fn a_new_configuration_does_not_start_the_lease_of_a_worker_gone_over_again() {
+    assert_eq!(left_after_a_new_configuration(true), 0, "the new worker went on with what the thread had seen");
+    // The control: a worker with a watch of its own first sees the heartbeat now, and waits a whole lease more.
+    assert_eq!(left_after_a_new_configuration(false), 2);
 }
 
 #[test]
