@@ -25,8 +25,11 @@ impl Hasher for StreamIdHasher {
         self.0 = (self.0 ^ u64::from(id)).wrapping_mul(SPREAD);
     }
 
+    /// The product's high half, where every bit of the id has mixed in, becomes the low half the table takes its
+    /// bucket from: the product's own low bits depend only on the id's low bits, so ids spaced by a power of two
+    /// (two configurations taking new streams in turn) would fill only part of the buckets.
     fn finish(&self) -> u64 {
-        self.0
+        self.0.rotate_left(32)
     }
 }
 
@@ -36,17 +39,22 @@ mod tests {
     use std::collections::HashMap;
 
     #[test]
-    fn consecutive_ids_land_in_distinct_buckets_of_a_small_table() {
+    fn ids_one_or_a_power_of_two_apart_spread_over_the_buckets_and_tags() {
         // hashbrown takes the bucket from the low bits and a tag from the top seven: both must vary.
         let hash = |id: u32| {
             let mut h = StreamIdHasher::default();
             h.write_u32(id);
             h.finish()
         };
-        let low: std::collections::HashSet<u64> = (1000..1064).map(|id| hash(id) & 63).collect();
-        let top: std::collections::HashSet<u64> = (1000..1064).map(|id| hash(id) >> 57).collect();
-        assert!(low.len() >= 60, "{} distinct low-bit buckets of 64", low.len());
-        assert!(top.len() >= 40, "{} distinct tags of 64 ids", top.len());
+        // 256 ids over 64 buckets and 128 tags leave about 63 and 111 of them used if spread at random; ids 2 or 8
+        // apart hashed by their product's low bits alone would use at most 32 or 8 buckets.
+        for stride in [1, 2, 8] {
+            let ids = || (0..256u32).map(|i| 1000 + i * stride);
+            let low: std::collections::HashSet<u64> = ids().map(|id| hash(id) & 63).collect();
+            let top: std::collections::HashSet<u64> = ids().map(|id| hash(id) >> 57).collect();
+            assert!(low.len() >= 56, "ids {stride} apart: {} distinct buckets of 64", low.len());
+            assert!(top.len() >= 90, "ids {stride} apart: {} distinct tags of 128", top.len());
+        }
     }
 
     #[test]
