@@ -28,7 +28,8 @@ pub struct SteadyClock {
 }
 
 impl SteadyClock {
-    /// Starts at the wall clock's time, so that workers started at any time read the same time until it steps.
+    /// Starts at the wall clock's time, so that threads whose clocks started at different times read the same time
+    /// until the wall clock steps or one of them slips.
     pub fn starting_at(wall_ms: u64) -> SteadyClock {
         SteadyClock { last_wall_ms: Cell::new(wall_ms), now_ms: Cell::new(wall_ms), slips: Cell::new(0) }
     }

@@ -39,6 +39,9 @@ enum Phase {
 
 struct Run {
     host: MockHost,
+    /// The watch both workers share when they model two configurations on one thread; `None` when they model two
+    /// threads, each with its own.
+    one_thread: Option<Rc<Watch>>,
     workers: [Worker<MockHost>; 2],
     /// Every stream the test opened and has not seen end: (worker, class, phase).
     streams: HashMap<u32, (usize, usize, Phase)>,
@@ -82,12 +85,18 @@ fn config() -> Config {
 }
 
 impl Run {
-    fn new(seed: u64) -> Run {
+    fn new(seed: u64, one_thread: bool) -> Run {
         let host = MockHost::default();
         host.clock.set(1_000_000);
-        let workers = [Worker::start(host.clone(), config()).unwrap(), Worker::start(host.clone(), config()).unwrap()];
+        let one_thread = one_thread.then(|| Rc::new(Watch::starting_at(host.clock.get())));
+        let start = || match &one_thread {
+            Some(watch) => Worker::start_watching(host.clone(), config(), Rc::clone(watch)).unwrap(),
+            None => Worker::start(host.clone(), config()).unwrap(),
+        };
+        let workers = [start(), start()];
         Run {
             host,
+            one_thread,
             workers,
             streams: HashMap::new(),
             next_context: 1,
@@ -236,7 +245,10 @@ impl Run {
     /// Worker `w` goes away with its streams; a new one takes its place and, after the lease, the shares and
     /// waiters left behind are reclaimed while the other worker keeps ticking.
     fn replace_and_reclaim(&mut self, w: usize) {
-        let fresh = Worker::start(self.host.clone(), config()).unwrap();
+        let fresh = match &self.one_thread {
+            Some(watch) => Worker::start_watching(self.host.clone(), config(), Rc::clone(watch)).unwrap(),
+            None => Worker::start(self.host.clone(), config()).unwrap(),
+        };
         drop(std::mem::replace(&mut self.workers[w], fresh));
         self.paces[w] = Pace::default();
         let gone: Vec<u32> = self.streams.iter().filter(|(_, s)| s.0 == w).map(|(c, _)| *c).collect();
@@ -366,8 +378,19 @@ impl Run {
 
 #[test]
 fn two_workers_interleaved_at_random_keep_every_invariant() {
+    interleave_at_random(false);
+}
+
+/// Two configurations' workers on one thread, sharing its clock and its view of the heartbeats; the one replaced
+/// is a configuration's worker gone without handing anything over.
+#[test]
+fn two_workers_of_one_thread_interleaved_at_random_keep_every_invariant() {
+    interleave_at_random(true);
+}
+
+fn interleave_at_random(one_thread: bool) {
     for seed in [0x9e37_79b9_7f4a_7c15, 42, 7, 2024, 0xdead_beef] {
-        let mut run = Run::new(seed);
+        let mut run = Run::new(seed, one_thread);
         for step in 0..3000 {
             run.step(step);
         }

@@ -512,7 +512,10 @@ fn left_after_a_new_configuration(share_the_watch: bool) -> u64 {
         Worker::start(host.clone(), config("")).unwrap()
     };
     drop(first);
-    tick_through(&host, &mut next, 4_000, &mut fx);
+    // 10 s after the first sight: not yet over the lease, whichever watch the new worker has.
+    tick_through(&host, &mut next, 3_000, &mut fx);
+    assert_eq!(inflight(&host, "a"), 2, "reclaimed before the lease was up");
+    tick_through(&host, &mut next, 1_000, &mut fx);
     inflight(&host, "a")
 }
 
