@@ -668,16 +668,22 @@ impl<H: Host> Worker<H> {
     fn reclaim(&mut self, now: u64) {
         let lease = self.config.worker_lease_ms;
         let me = self.id;
+        // A worker named in several lists (every path has two) has its heartbeat read once per pass.
+        let mut verdicts: HashMap<u32, bool> = HashMap::new();
         for pool in 0..self.keys.inflight.len() {
             let host = &self.host;
             let watch = &self.watch;
             let mut is_gone = |worker: u32| {
-                worker != me
-                    && match host.get(&heartbeat_key(worker)) {
-                        Ok(Some((bytes, _))) => watch.unchanged_for(worker, counters::read_u64(&bytes, 0), now) > lease,
-                        Ok(None) => true,
-                        Err(_) => false,
-                    }
+                *verdicts.entry(worker).or_insert_with(|| {
+                    worker != me
+                        && match host.get(&heartbeat_key(worker)) {
+                            Ok(Some((bytes, _))) => {
+                                watch.unchanged_for(worker, counters::read_u64(&bytes, 0), now) > lease
+                            }
+                            Ok(None) => true,
+                            Err(_) => false,
+                        }
+                })
             };
             match waiting::reclaim(&self.host, &self.keys.waiting[pool], &mut is_gone) {
                 // Their `queued` went away with them.
