@@ -17,11 +17,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Scenario (e): clients that disconnect mid-request leave no slot held. Ten clients send requests that stall
- * upstream, so four hold the path's slots and six wait; then every client resets its connection. The filter frees
- * the slots and empties the queue at once, long before the stall ends; the starter (whose thread cannot notice the
- * disconnect while it waits on shipping) frees them when the handlers return. Either way every active and queued
- * gauge returns to 0.
+ * Scenario (e): clients that disconnect mid-request leave no slot held. Ten clients send
+ * requests that stall upstream, so four hold the path's slots and six wait; then every
+ * client resets its connection. The filter frees the slots and empties the queue at once,
+ * long before the stall ends; the starter (whose thread cannot notice the disconnect
+ * while it waits on shipping) frees them when the handlers return. Either way every
+ * active and queued gauge returns to 0.
  */
 @ExtendWith(TopologyExtension.class)
 class DisconnectReleaseIT {
@@ -29,27 +30,38 @@ class DisconnectReleaseIT {
 	private static final int CLIENTS = 10;
 
 	/**
-	 * The filter's fence for this scenario, in front of shipping itself: 4 slots, and a queue on each of Envoy's two
-	 * workers that holds all six others (wherever their connections land) far longer than the scenario lasts, so the
-	 * waiting requests are still queued when their clients reset.
+	 * The filter's fence for this scenario, in front of shipping itself: 4 slots, and a
+	 * queue on each of Envoy's two workers that holds all six others (wherever their
+	 * connections land) far longer than the scenario lasts, so the waiting requests are
+	 * still queued when their clients reset.
 	 */
 	private static final String SHIPPING_FENCE = """
 			{"paths": [{"name": "shipping", "match": {"prefix": "/ship"}, "max_concurrency": 4, "max_queue": 16,
 			            "queue_timeout_ms": 60000}]}""";
 
-	/** Far longer than the scenario: any release the test sees comes from the resets, not from an answer. */
+	/**
+	 * Far longer than the scenario: any release the test sees comes from the resets, not
+	 * from an answer.
+	 */
 	private static final Duration UPSTREAM_STALL = Duration.ofSeconds(30);
 
-	/** How soon after the resets the filter must hold nothing: generous for a busy machine, a fraction of the stall. */
+	/**
+	 * How soon after the resets the filter must hold nothing: generous for a busy
+	 * machine, a fraction of the stall.
+	 */
 	private static final Duration RELEASE_BOUND = Duration.ofSeconds(3);
 
-	/** The orders the starter holds stall this long; its permits return when the handlers do. */
+	/**
+	 * The orders the starter holds stall this long; its permits return when the handlers
+	 * do.
+	 */
 	private static final Duration STARTER_ORDER_STALL = Duration.ofSeconds(3);
 
 	@Test
 	void whenClientsDisconnectMidRequestThenTheFilterReleasesEverySlotAndQueuedRequestAtOnce(Topology topology)
 			throws Exception {
-		// Its own Envoy in front of shipping, whose threads are unbounded: the stalls left behind hold nothing
+		// Its own Envoy in front of shipping, whose threads are unbounded: the stalls
+		// left behind hold nothing
 		// another scenario uses, and its counters start at 0.
 		try (PathFenceContainer envoy = new PathFenceContainer(DockerTestSupport.envoyImage())
 			.withTarget(topology.shipping, 8080)
@@ -58,11 +70,13 @@ class DisconnectReleaseIT {
 			long sent = System.nanoTime();
 			List<Socket> clients = sendStallingRequests(envoy.getHost(), envoy.getProxyPort(),
 					"/ship?delay=" + UPSTREAM_STALL.toMillis(), "shipping");
-			awaitTrue(() -> envoy.getPathStat("shipping", "active") == 4 && envoy.getPathStat("shipping", "queued") == 6,
+			awaitTrue(
+					() -> envoy.getPathStat("shipping", "active") == 4 && envoy.getPathStat("shipping", "queued") == 6,
 					"the filter's shipping.active == 4 and shipping.queued == 6");
 
 			long reset = System.nanoTime();
-			// The latest first: most likely the queued ones, so the queue empties by their resets rather than by
+			// The latest first: most likely the queued ones, so the queue empties by
+			// their resets rather than by
 			// being admitted into slots that the active clients' resets free.
 			List<Socket> latestFirst = new ArrayList<>(clients);
 			Collections.reverse(latestFirst);

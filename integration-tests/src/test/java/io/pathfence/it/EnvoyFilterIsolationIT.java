@@ -11,8 +11,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Scenario (a): the Envoy filter, in front of the orders service in a container, keeps the user path fast while
- * shipping stalls the orders path; the same Envoy without the filter, in front of the same service, does not.
+ * Scenario (a): the Envoy filter, in front of the orders service in a container, keeps
+ * the user path fast while shipping stalls the orders path; the same Envoy without the
+ * filter, in front of the same service, does not.
  */
 @ExtendWith(TopologyExtension.class)
 class EnvoyFilterIsolationIT {
@@ -22,11 +23,13 @@ class EnvoyFilterIsolationIT {
 			throws Exception {
 		URI fencedBase = Topology.uri(topology.envoyFenced, "/");
 		IsolationLoad.warmUp(fencedBase);
-		// The Envoy is shared with other scenarios, so its counters carry their refusals too: count only this load's.
+		// The Envoy is shared with other scenarios, so its counters carry their refusals
+		// too: count only this load's.
 		long refusedBefore = ordersRefused(topology.envoyFenced);
 		Map<String, PathResult> fenced = IsolationLoad.load("(a) Envoy with the PathFence filter", fencedBase);
 		Gauges.awaitEnvoyIdle(topology.envoyFenced);
-		// Read after the gauges settle: each worker reports its counts on a 2 ms tick, after the answer leaves.
+		// Read after the gauges settle: each worker reports its counts on a 2 ms tick,
+		// after the answer leaves.
 		long refusedByThisLoad = ordersRefused(topology.envoyFenced) - refusedBefore;
 		Map<String, PathResult> control = IsolationLoad.run("(a) control: the same Envoy without the filter",
 				Topology.uri(topology.envoyPlain, "/"));

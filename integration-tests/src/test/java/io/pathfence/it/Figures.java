@@ -8,7 +8,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 
-/** The scenarios' figures: printed, and written to {@code target/scenario-figures.txt} (anew each run) to read after it. */
+/**
+ * The scenarios' figures: printed, and written to {@code target/scenario-figures.txt}
+ * (anew each run) to read after it.
+ */
 final class Figures {
 
 	private static final Path FILE = Paths.get(System.getProperty("pathfence.figures", "target/scenario-figures.txt"));

@@ -10,13 +10,19 @@ import org.testcontainers.containers.GenericContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Waits, with a deadline, until no reservation holds or queues anything, in the filter or in the starter. */
+/**
+ * Waits, with a deadline, until no reservation holds or queues anything, in the filter or
+ * in the starter.
+ */
 final class Gauges {
 
 	private Gauges() {
 	}
 
-	/** The filter's {@code active} and {@code queued} gauges, every path and {@code local}. */
+	/**
+	 * The filter's {@code active} and {@code queued} gauges, every path and
+	 * {@code local}.
+	 */
 	static Map<String, Long> envoyHeld(PathFenceContainer envoy) {
 		return envoy.getPathFenceStats()
 			.entrySet()
@@ -34,15 +40,19 @@ final class Gauges {
 		while (envoyHeld(envoy).values().stream().anyMatch((value) -> value != 0) && System.nanoTime() < deadline) {
 			Thread.sleep(20);
 		}
-		assertThat(envoyHeld(envoy)).as("the filter's active and queued gauges").isNotEmpty().allSatisfy(
-				(name, value) -> assertThat(value).as(name).isZero());
+		assertThat(envoyHeld(envoy)).as("the filter's active and queued gauges")
+			.isNotEmpty()
+			.allSatisfy((name, value) -> assertThat(value).as(name).isZero());
 	}
 
 	static void awaitStarterIdle(GenericContainer<?> orders) throws Exception {
 		awaitStarterIdle(orders, Duration.ofSeconds(10));
 	}
 
-	/** The starter's reservations, from its actuator endpoint: {@code path -> [active, queued]}. */
+	/**
+	 * The starter's reservations, from its actuator endpoint:
+	 * {@code path -> [active, queued]}.
+	 */
 	static void awaitStarterIdle(GenericContainer<?> orders, Duration within) throws Exception {
 		long deadline = System.nanoTime() + within.toNanos();
 		while (!idle(Topology.starterFigures(orders)) && System.nanoTime() < deadline) {

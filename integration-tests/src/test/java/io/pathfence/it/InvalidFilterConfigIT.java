@@ -17,15 +17,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Scenario (d): Envoy refuses to start with an invalid filter configuration, and the test sees the filter's own
- * message naming the field. Each invalid configuration is {@link #VALID} with one value broken, and the control
- * starts {@link #VALID} itself with the same container setup: it must start and proxy, so a refusal can only come
- * from the broken value.
+ * Scenario (d): Envoy refuses to start with an invalid filter configuration, and the test
+ * sees the filter's own message naming the field. Each invalid configuration is
+ * {@link #VALID} with one value broken, and the control starts {@link #VALID} itself with
+ * the same container setup: it must start and proxy, so a refusal can only come from the
+ * broken value.
  */
 @ExtendWith(TopologyExtension.class)
 class InvalidFilterConfigIT {
 
-	/** The corrected version of every invalid configuration below: a regex, a limit and a pause that are all valid. */
+	/**
+	 * The corrected version of every invalid configuration below: a regex, a limit and a
+	 * pause that are all valid.
+	 */
 	private static final String VALID = """
 			{"paths": [{"name": "a", "match": {"regex": "/a[0-9]*"}, "max_concurrency": 2}],
 			 "pause": {"every_requests": 5, "duration_ms": 10, "paths": ["a"]}}""";
@@ -36,8 +40,8 @@ class InvalidFilterConfigIT {
 			paths[0].max_concurrency | "max_concurrency": 2   | "max_concurrency": 0
 			pause.paths[0]           | "paths": ["a"]         | "paths": ["nope"]
 			""")
-	void whenConfigurationIsInvalidThenEnvoyIsRefusedAndTheErrorNamesTheField(String field, String valid,
-			String broken, Topology topology) {
+	void whenConfigurationIsInvalidThenEnvoyIsRefusedAndTheErrorNamesTheField(String field, String valid, String broken,
+			Topology topology) {
 		assertThat(VALID).as("the value this case breaks").containsOnlyOnce(valid);
 		try (PathFenceContainer envoy = envoy(topology, VALID.replace(valid, broken))) {
 			assertThatThrownBy(envoy::start).rootCause()
@@ -52,11 +56,13 @@ class InvalidFilterConfigIT {
 			envoy.start();
 
 			HttpResponse<String> answer = HttpClient.newHttpClient()
-				.send(HttpRequest.newBuilder(URI.create(envoy.getProxyUrl() + "/a1")).timeout(Duration.ofSeconds(10)).build(),
-						HttpResponse.BodyHandlers.ofString());
+				.send(HttpRequest.newBuilder(URI.create(envoy.getProxyUrl() + "/a1"))
+					.timeout(Duration.ofSeconds(10))
+					.build(), HttpResponse.BodyHandlers.ofString());
 			assertThat(answer.statusCode()).isEqualTo(200);
 			assertThat(answer.body()).isEqualTo("done /a1");
-			// Each worker reports its counts on a 2 ms tick, so the count may trail the answer a little.
+			// Each worker reports its counts on a 2 ms tick, so the count may trail the
+			// answer a little.
 			long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
 			while (envoy.getPathStat("a", "admitted") != 1 && System.nanoTime() < deadline) {
 				Thread.sleep(20);

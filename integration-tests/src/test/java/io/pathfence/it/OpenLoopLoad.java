@@ -17,10 +17,10 @@ import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
- * Open-loop load from the test JVM to containers' mapped ports: each stream sends at its fixed rate whether or not
- * earlier requests have answered, and a request's latency counts from its intended send time, so a stall shows
- * in full instead of slowing the load down. Bounded: {@code rate x duration} requests per stream, each with a
- * timeout.
+ * Open-loop load from the test JVM to containers' mapped ports: each stream sends at its
+ * fixed rate whether or not earlier requests have answered, and a request's latency
+ * counts from its intended send time, so a stall shows in full instead of slowing the
+ * load down. Bounded: {@code rate x duration} requests per stream, each with a timeout.
  */
 final class OpenLoopLoad {
 
@@ -78,7 +78,10 @@ final class OpenLoopLoad {
 		return results;
 	}
 
-	/** One request: when it was due, from the start of the load, and its latency from then. */
+	/**
+	 * One request: when it was due, from the start of the load, and its latency from
+	 * then.
+	 */
 	record Sample(Duration due, Duration latency) {
 
 		Duration answered() {
@@ -87,7 +90,10 @@ final class OpenLoopLoad {
 
 	}
 
-	/** What one stream saw: answers by kind, and every request's latency from its intended send time. */
+	/**
+	 * What one stream saw: answers by kind, and every request's latency from its intended
+	 * send time.
+	 */
 	static final class PathResult {
 
 		private final String name;

@@ -17,14 +17,16 @@ import org.testcontainers.lifecycle.Startables;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Scenario (c): a configured pause of 2 s every 40 requests on path a, in front of a service that answers at once,
- * shows as exactly the pauses the schedule makes and nothing else: a waits the pause inside each pause window and
- * not outside, b never stalls, nothing is refused. The control is the same Envoy and filter without the pause,
+ * Scenario (c): a configured pause of 2 s every 40 requests on path a, in front of a
+ * service that answers at once, shows as exactly the pauses the schedule makes and
+ * nothing else: a waits the pause inside each pause window and not outside, b never
+ * stalls, nothing is refused. The control is the same Envoy and filter without the pause,
  * where a does not stall.
  * <p>
- * At 20 requests per second for 5 s, a sends 100 requests: the 40th passes at about 2 s and starts a pause, the
- * requests held by it pass when it ends, and the 80th starts the second one. Held requests count only when they
- * pass, so however the machine's timing shifts, 100 requests make exactly two pauses.
+ * At 20 requests per second for 5 s, a sends 100 requests: the 40th passes at about 2 s
+ * and starts a pause, the requests held by it pass when it ends, and the 80th starts the
+ * second one. Held requests count only when they pass, so however the machine's timing
+ * shifts, 100 requests make exactly two pauses.
  */
 @ExtendWith(TopologyExtension.class)
 class PauseInjectionIT {
@@ -38,8 +40,9 @@ class PauseInjectionIT {
 	private static final Duration LOAD = Duration.ofSeconds(5);
 
 	/**
-	 * A request held by a pause counts against its path's queue and queue timeout, so both are set above what a
-	 * pause holds (40 requests on one worker at most, for 2 s): the pause must delay requests, not refuse them.
+	 * A request held by a pause counts against its path's queue and queue timeout, so
+	 * both are set above what a pause holds (40 requests on one worker at most, for 2 s):
+	 * the pause must delay requests, not refuse them.
 	 */
 	private static final String PATHS = """
 			"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 50, "max_queue": 64,
@@ -47,12 +50,16 @@ class PauseInjectionIT {
 			          {"name": "b", "match": {"prefix": "/b"}, "max_concurrency": 50, "max_queue": 64,
 			           "queue_timeout_ms": 10000}]""";
 
-	/** Beyond this, a latency is a stall: half the pause, far over a loopback request even on 2 busy cores. */
+	/**
+	 * Beyond this, a latency is a stall: half the pause, far over a loopback request even
+	 * on 2 busy cores.
+	 */
 	private static final Duration STALL = PAUSE.dividedBy(2);
 
 	/**
-	 * A request that waited this long was held from near the start of a pause: the first request after the one that
-	 * starts a pause is due at most 1/{@link #RATE} s later, so it waits nearly the whole pause.
+	 * A request that waited this long was held from near the start of a pause: the first
+	 * request after the one that starts a pause is due at most 1/{@link #RATE} s later,
+	 * so it waits nearly the whole pause.
 	 */
 	private static final Duration PAUSE_HEAD = PAUSE.multipliedBy(3).dividedBy(4);
 
@@ -86,19 +93,22 @@ class PauseInjectionIT {
 			assertThat(b.max()).as("b is never paused").isLessThan(STALL);
 			assertThat(paused.getPathStat("a", "paused")).as("requests a's pauses held").isPositive();
 			assertThat(paused.getPathStat("b", "paused")).isZero();
-			assertThat(withoutPause.get("a").max()).as("control: without the pause, a does not stall").isLessThan(STALL);
+			assertThat(withoutPause.get("a").max()).as("control: without the pause, a does not stall")
+				.isLessThan(STALL);
 		}
 	}
 
 	/**
-	 * The first request held by each pause, in order: a request that waited at least {@link #PAUSE_HEAD} and was due
-	 * after the previous pause had ended. The pause's window runs from when that request was due to when it was
-	 * answered (the pause's end).
+	 * The first request held by each pause, in order: a request that waited at least
+	 * {@link #PAUSE_HEAD} and was due after the previous pause had ended. The pause's
+	 * window runs from when that request was due to when it was answered (the pause's
+	 * end).
 	 */
 	private static List<Sample> pauseHeads(List<Sample> samples) {
 		List<Sample> heads = new ArrayList<>();
 		for (Sample sample : samples) {
-			boolean afterLastPause = heads.isEmpty() || sample.due().compareTo(heads.get(heads.size() - 1).answered()) > 0;
+			boolean afterLastPause = heads.isEmpty()
+					|| sample.due().compareTo(heads.get(heads.size() - 1).answered()) > 0;
 			if (afterLastPause && sample.latency().compareTo(PAUSE_HEAD) >= 0) {
 				heads.add(sample);
 			}

@@ -7,8 +7,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Scenario (b): the starter, inside the orders service in a container, keeps the user path fast while shipping
- * stalls the orders path; the same service with {@code pathfence.enabled=false} does not.
+ * Scenario (b): the starter, inside the orders service in a container, keeps the user
+ * path fast while shipping stalls the orders path; the same service with
+ * {@code pathfence.enabled=false} does not.
  */
 @ExtendWith(TopologyExtension.class)
 class StarterIsolationIT {

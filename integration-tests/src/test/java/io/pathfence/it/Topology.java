@@ -23,19 +23,23 @@ import org.testcontainers.images.builder.ImageFromDockerfile;
 import org.testcontainers.lifecycle.Startables;
 
 /**
- * The containers the scenarios share, started once per test run: a stalling shipping and a fast user service, the
- * orders service that calls them twice over (fenced by the starter, and unfenced), and two Envoys in front of the
- * unfenced orders (with the PathFence filter, and without it for the controls).
+ * The containers the scenarios share, started once per test run: a stalling shipping and
+ * a fast user service, the orders service that calls them twice over (fenced by the
+ * starter, and unfenced), and two Envoys in front of the unfenced orders (with the
+ * PathFence filter, and without it for the controls).
  */
 final class Topology implements AutoCloseable {
 
 	/**
-	 * How long shipping stalls every call: long enough that the isolation bound (half of it) lies far from both a
-	 * fenced user path on a busy machine and an unfenced one.
+	 * How long shipping stalls every call: long enough that the isolation bound (half of
+	 * it) lies far from both a fenced user path on a busy machine and an unfenced one.
 	 */
 	static final Duration SHIPPING_STALL = Duration.ofSeconds(4);
 
-	/** The filter's fence for the orders service: the same split of its 8 threads as the starter's (4 + 3 + 1). */
+	/**
+	 * The filter's fence for the orders service: the same split of its 8 threads as the
+	 * starter's (4 + 3 + 1).
+	 */
 	static final String ORDERS_FENCE = """
 			{"paths": [
 			  {"name": "orders", "match": {"prefix": "/orders"}, "max_concurrency": 4, "max_queue": 4,
@@ -44,7 +48,8 @@ final class Topology implements AutoCloseable {
 			   "queue_timeout_ms": 2000}],
 			 "local": {"max_concurrency": 1}}""";
 
-	private static final Pattern FIGURE = Pattern.compile("\"path\":\"([^\"]+)\".*?\"active\":(\\d+),\"queued\":(\\d+)");
+	private static final Pattern FIGURE = Pattern
+		.compile("\"path\":\"([^\"]+)\".*?\"active\":(\\d+),\"queued\":(\\d+)");
 
 	private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -69,8 +74,9 @@ final class Topology implements AutoCloseable {
 		.withoutFilter();
 
 	/**
-	 * Starts every container, in parallel where they do not depend on each other. When one fails, the ones already
-	 * started are stopped before the failure is rethrown: nothing else would stop them (Ryuk is off here).
+	 * Starts every container, in parallel where they do not depend on each other. When
+	 * one fails, the ones already started are stopped before the failure is rethrown:
+	 * nothing else would stop them (Ryuk is off here).
 	 */
 	Topology start() {
 		long begin = System.nanoTime();
@@ -109,17 +115,17 @@ final class Topology implements AutoCloseable {
 	private GenericContainer<?> downstream(String name, Duration delay) {
 		return new GenericContainer<>(servicesImage()).withNetwork(this.network)
 			.withNetworkAliases(name)
-			.withCommand("java", "-Xmx48m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar",
-					"/app/services.jar", "--role=downstream", "--delay-ms=" + delay.toMillis())
+			.withCommand("java", "-Xmx48m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", "/app/services.jar",
+					"--role=downstream", "--delay-ms=" + delay.toMillis())
 			.withExposedPorts(8080)
 			.waitingFor(Wait.forHttp("/health").forPort(8080));
 	}
 
 	private GenericContainer<?> orders(boolean fenced) {
 		return new GenericContainer<>(servicesImage()).withNetwork(this.network)
-			.withCommand("java", "-Xmx160m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar",
-					"/app/services.jar", "--role=orders", "--orders.shipping-url=http://shipping:8080",
-					"--orders.user-url=http://user:8080", "--pathfence.enabled=" + fenced)
+			.withCommand("java", "-Xmx160m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", "/app/services.jar",
+					"--role=orders", "--orders.shipping-url=http://shipping:8080", "--orders.user-url=http://user:8080",
+					"--pathfence.enabled=" + fenced)
 			.withExposedPorts(8080, 8081)
 			.dependsOn(this.shipping, this.user)
 			.waitingFor(Wait.forHttp("/actuator/health").forPort(8081).withStartupTimeout(Duration.ofMinutes(2)));
@@ -134,8 +140,9 @@ final class Topology implements AutoCloseable {
 	}
 
 	/**
-	 * Sends {@code count} requests one after another, so the JIT and the connection pools are warm. A warm-up
-	 * request that fails (on a starved machine a connect can time out) is only counted; half must succeed.
+	 * Sends {@code count} requests one after another, so the JIT and the connection pools
+	 * are warm. A warm-up request that fails (on a starved machine a connect can time
+	 * out) is only counted; half must succeed.
 	 */
 	static void warmUp(URI uri, int count) throws Exception {
 		int answered = 0;
@@ -150,16 +157,19 @@ final class Topology implements AutoCloseable {
 			}
 		}
 		if (answered * 2 < count) {
-			throw new IllegalStateException("only " + answered + " of " + count + " warm-up requests to " + uri
-					+ " were answered");
+			throw new IllegalStateException(
+					"only " + answered + " of " + count + " warm-up requests to " + uri + " were answered");
 		}
 	}
 
-	/** The starter's reservations now, as {@code path -> [active, queued]}, from its actuator endpoint. */
+	/**
+	 * The starter's reservations now, as {@code path -> [active, queued]}, from its
+	 * actuator endpoint.
+	 */
 	static Map<String, List<Integer>> starterFigures(GenericContainer<?> orders) throws Exception {
-		String body = CLIENT
-			.send(HttpRequest.newBuilder(uri(orders, 8081, "/actuator/pathfence")).timeout(Duration.ofSeconds(5)).build(),
-					HttpResponse.BodyHandlers.ofString())
+		String body = CLIENT.send(
+				HttpRequest.newBuilder(uri(orders, 8081, "/actuator/pathfence")).timeout(Duration.ofSeconds(5)).build(),
+				HttpResponse.BodyHandlers.ofString())
 			.body();
 		Map<String, List<Integer>> figures = new java.util.LinkedHashMap<>();
 		for (String reservation : body.split("\\},\\{")) {
@@ -172,7 +182,9 @@ final class Topology implements AutoCloseable {
 		return figures;
 	}
 
-	/** Stops every container (one never started is left alone), then removes the network. */
+	/**
+	 * Stops every container (one never started is left alone), then removes the network.
+	 */
 	@Override
 	public void close() {
 		RuntimeException failure = null;
@@ -182,7 +194,8 @@ final class Topology implements AutoCloseable {
 				container.stop();
 			}
 			catch (RuntimeException ex) {
-				// Stop the others all the same; report the first failure with the rest suppressed.
+				// Stop the others all the same; report the first failure with the rest
+				// suppressed.
 				if (failure == null) {
 					failure = ex;
 				}

@@ -7,11 +7,12 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * Gives a test the shared {@link Topology}, started on first use and stopped when the whole run ends. Without
- * Docker each test fails under {@code CI=true} and is skipped with the reason otherwise (checked before each test,
- * where an aborted assumption counts as a skipped test rather than failing a parameter's resolution). The start is
- * tried once per run: when it fails, every later test fails at once with the first attempt's cause instead of
- * waiting minutes for a start that fails again.
+ * Gives a test the shared {@link Topology}, started on first use and stopped when the
+ * whole run ends. Without Docker each test fails under {@code CI=true} and is skipped
+ * with the reason otherwise (checked before each test, where an aborted assumption counts
+ * as a skipped test rather than failing a parameter's resolution). The start is tried
+ * once per run: when it fails, every later test fails at once with the first attempt's
+ * cause instead of waiting minutes for a start that fails again.
  */
 final class TopologyExtension implements BeforeEachCallback, ParameterResolver {
 
@@ -36,7 +37,10 @@ final class TopologyExtension implements BeforeEachCallback, ParameterResolver {
 			.topology();
 	}
 
-	/** The run's one attempt to start the topology: the running topology, or why it did not start. */
+	/**
+	 * The run's one attempt to start the topology: the running topology, or why it did
+	 * not start.
+	 */
 	private record StartAttempt(Topology started, RuntimeException failure) implements AutoCloseable {
 
 		static StartAttempt make() {
@@ -55,7 +59,10 @@ final class TopologyExtension implements BeforeEachCallback, ParameterResolver {
 			return this.started;
 		}
 
-		/** Called by JUnit when the run ends (the root store closes its AutoCloseable values). */
+		/**
+		 * Called by JUnit when the run ends (the root store closes its AutoCloseable
+		 * values).
+		 */
 		@Override
 		public void close() {
 			if (this.started != null) {

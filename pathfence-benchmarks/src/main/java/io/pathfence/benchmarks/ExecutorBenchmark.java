@@ -31,35 +31,38 @@ import io.pathfence.core.WaitTimer;
 import io.pathfence.task.PathFenceTaskExecutor;
 
 /**
- * The per-task cost of submitting a small task and having it run, on the same pool of {@value #POOL} worker
- * threads behind four front ends:
+ * The per-task cost of submitting a small task and having it run, on the same pool of
+ * {@value #POOL} worker threads behind four front ends:
  * <ul>
- * <li>{@code plain}: a {@link ThreadPoolTaskExecutor} (core = max = {@value #POOL}, unbounded queue), the
- * baseline;</li>
- * <li>{@code pathfence}: a {@link PathFenceTaskExecutor} over two paths of 3 permits and a local reservation of
- * the remaining 2, whose workers are the same kind of {@link ThreadPoolTaskExecutor}; the tasks go round-robin
- * over the paths in proportion to their permits (a, b, local, a, b, local, a, b), so any {@value #POOL}
- * consecutive tasks fit their reservations exactly;</li>
- * <li>{@code r4j-threadpool}: Resilience4j's {@link ThreadPoolBulkhead} with core = max = {@value #POOL} threads
- * and a queue that holds a whole batch;</li>
- * <li>{@code r4j-semaphore}: Resilience4j's {@link Bulkhead} (a semaphore of {@value #POOL} permits, waiting up to
- * 10 s) in front of the plain executor: the permit is taken on the submitting thread before the task is handed
- * over and given back in the task's {@code finally}.</li>
+ * <li>{@code plain}: a {@link ThreadPoolTaskExecutor} (core = max = {@value #POOL},
+ * unbounded queue), the baseline;</li>
+ * <li>{@code pathfence}: a {@link PathFenceTaskExecutor} over two paths of 3 permits and
+ * a local reservation of the remaining 2, whose workers are the same kind of
+ * {@link ThreadPoolTaskExecutor}; the tasks go round-robin over the paths in proportion
+ * to their permits (a, b, local, a, b, local, a, b), so any {@value #POOL} consecutive
+ * tasks fit their reservations exactly;</li>
+ * <li>{@code r4j-threadpool}: Resilience4j's {@link ThreadPoolBulkhead} with core = max =
+ * {@value #POOL} threads and a queue that holds a whole batch;</li>
+ * <li>{@code r4j-semaphore}: Resilience4j's {@link Bulkhead} (a semaphore of
+ * {@value #POOL} permits, waiting up to 10 s) in front of the plain executor: the permit
+ * is taken on the submitting thread before the task is handed over and given back in the
+ * task's {@code finally}.</li>
  * </ul>
- * One invocation submits a batch of {@value #TASKS} identical tasks from the benchmark thread and waits for all
- * of them on a {@link CountDownLatch}; the score is divided by {@value #TASKS}, so it reads as nanoseconds per
- * task. At most {@code inFlight} tasks are outstanding at once: the benchmark thread takes a window permit before
- * each submit and the task gives it back at the end of its body, the same code for every front end.
+ * One invocation submits a batch of {@value #TASKS} identical tasks from the benchmark
+ * thread and waits for all of them on a {@link CountDownLatch}; the score is divided by
+ * {@value #TASKS}, so it reads as nanoseconds per task. At most {@code inFlight} tasks
+ * are outstanding at once: the benchmark thread takes a window permit before each submit
+ * and the task gives it back at the end of its body, the same code for every front end.
  * <ul>
- * <li>{@code inFlight = 8} (the pool size): the steady state of a service within its capacity; the fence grants
- * at once (except when a task's predecessor has finished its body but not yet returned its permit) and no
- * executor builds a queue.</li>
- * <li>{@code inFlight = 1024} (the whole batch): saturation; the plain executors queue in their work queue, the
- * fence queues in its path queues and hands each freed permit on from the releasing worker, the semaphore
- * bulkhead blocks the submitting thread.</li>
+ * <li>{@code inFlight = 8} (the pool size): the steady state of a service within its
+ * capacity; the fence grants at once (except when a task's predecessor has finished its
+ * body but not yet returned its permit) and no executor builds a queue.</li>
+ * <li>{@code inFlight = 1024} (the whole batch): saturation; the plain executors queue in
+ * their work queue, the fence queues in its path queues and hands each freed permit on
+ * from the releasing worker, the semaphore bulkhead blocks the submitting thread.</li>
  * </ul>
- * The task body burns {@code work} tokens of {@link Blackhole#consumeCPU(long)} (about 1 ns each): a small task,
- * so the front ends' own costs are not hidden behind the work.
+ * The task body burns {@code work} tokens of {@link Blackhole#consumeCPU(long)} (about 1
+ * ns each): a small task, so the front ends' own costs are not hidden behind the work.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -130,7 +133,10 @@ public class ExecutorBenchmark {
 			case "r4j-semaphore" -> {
 				ThreadPoolTaskExecutor plain = workers("semaphore-");
 				Bulkhead bulkhead = Bulkhead.of("bench",
-						BulkheadConfig.custom().maxConcurrentCalls(POOL).maxWaitDuration(Duration.ofSeconds(10)).build());
+						BulkheadConfig.custom()
+							.maxConcurrentCalls(POOL)
+							.maxWaitDuration(Duration.ofSeconds(10))
+							.build());
 				this.submitter = (index, task) -> {
 					bulkhead.acquirePermission();
 					try {
@@ -170,12 +176,15 @@ public class ExecutorBenchmark {
 			submitter.submit(i, batch);
 		}
 		if (!batch.done.await(60, TimeUnit.SECONDS)) {
-			throw new IllegalStateException(this.executor + ": " + batch.done.getCount() + " of " + TASKS
-					+ " tasks did not run within 60 s");
+			throw new IllegalStateException(
+					this.executor + ": " + batch.done.getCount() + " of " + TASKS + " tasks did not run within 60 s");
 		}
 	}
 
-	/** Workers with room for every task: core = max = the pool, so the front end alone decides who waits. */
+	/**
+	 * Workers with room for every task: core = max = the pool, so the front end alone
+	 * decides who waits.
+	 */
 	private static ThreadPoolTaskExecutor workers(String prefix) {
 		ThreadPoolTaskExecutor workers = new ThreadPoolTaskExecutor();
 		workers.setCorePoolSize(POOL);
@@ -186,7 +195,10 @@ public class ExecutorBenchmark {
 		return workers;
 	}
 
-	/** Hands one task to the front end under test; {@code index} spreads the tasks over the paths. */
+	/**
+	 * Hands one task to the front end under test; {@code index} spreads the tasks over
+	 * the paths.
+	 */
 	@FunctionalInterface
 	private interface Submitter {
 

@@ -11,31 +11,35 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
- * A pool of permits split into named path reservations plus a local reservation (Algorithm 1 of the PathFence
- * paper, with borrowed permits returned to their owner and no task ever waiting on a thread).
+ * A pool of permits split into named path reservations plus a local reservation
+ * (Algorithm 1 of the PathFence paper, with borrowed permits returned to their owner and
+ * no task ever waiting on a thread).
  * <ul>
- * <li>A task of path {@code p} runs only on a free permit of {@code p}; otherwise it waits in {@code p}'s FIFO
- * queue, which holds at most {@code maxQueue} tasks.</li>
- * <li>A local task takes a local permit; failing that it borrows a free permit from the path with the fewest
- * permits in use (its own tasks and permits it already lent); failing that it waits in the local queue.</li>
- * <li>A released permit goes first to a waiting local task (lent, if it is a path's), else to the next task of
- * the reservation that owns it, else it becomes free. A permit freed above a shrunk reservation's size
- * retires.</li>
- * <li>A reservation's size changes only through {@link #resize(String, int)}; the reservations never add up to
- * more than the pool, and the permits held never outnumber the pool either: while a shrunk reservation's
- * permits retire, a grown one gets each as it retires, so a resize never runs more tasks than there are
- * threads.</li>
+ * <li>A task of path {@code p} runs only on a free permit of {@code p}; otherwise it
+ * waits in {@code p}'s FIFO queue, which holds at most {@code maxQueue} tasks.</li>
+ * <li>A local task takes a local permit; failing that it borrows a free permit from the
+ * path with the fewest permits in use (its own tasks and permits it already lent);
+ * failing that it waits in the local queue.</li>
+ * <li>A released permit goes first to a waiting local task (lent, if it is a path's),
+ * else to the next task of the reservation that owns it, else it becomes free. A permit
+ * freed above a shrunk reservation's size retires.</li>
+ * <li>A reservation's size changes only through {@link #resize(String, int)}; the
+ * reservations never add up to more than the pool, and the permits held never outnumber
+ * the pool either: while a shrunk reservation's permits retire, a grown one gets each as
+ * it retires, so a resize never runs more tasks than there are threads.</li>
  * </ul>
  * Invariant after every operation: no task waits while a permit it may take is free.
  * <p>
- * State is guarded by one lock held for a handful of field updates; grant listeners and the
- * {@link PathFenceListener} run after it is released.
+ * State is guarded by one lock held for a handful of field updates; grant listeners and
+ * the {@link PathFenceListener} run after it is released.
  */
 public final class PathFence {
 
 	private static final System.Logger logger = System.getLogger(PathFence.class.getName());
 
-	/** The name of the local reservation, which serves requests that call no downstream. */
+	/**
+	 * The name of the local reservation, which serves requests that call no downstream.
+	 */
 	public static final String LOCAL = "local";
 
 	private final ReentrantLock lock = new ReentrantLock();
@@ -48,7 +52,10 @@ public final class PathFence {
 
 	private final int poolSize;
 
-	/** Whether the local reservation is whatever the paths leave of the pool, as in the paper. */
+	/**
+	 * Whether the local reservation is whatever the paths leave of the pool, as in the
+	 * paper.
+	 */
 	private final boolean localIsRemainder;
 
 	private final LongSupplier nanoClock;
@@ -58,7 +65,10 @@ public final class PathFence {
 	/** Permits held across all reservations; at most the pool. Guarded by the lock. */
 	private int inUseTotal;
 
-	/** Whether anyone hears wait and service times; when not, the clock is not read at all. */
+	/**
+	 * Whether anyone hears wait and service times; when not, the clock is not read at
+	 * all.
+	 */
 	private final boolean timed;
 
 	private PathFence(Builder builder) {
@@ -91,7 +101,10 @@ public final class PathFence {
 		return this.poolSize;
 	}
 
-	/** Whether the local reservation takes what the paths leave of the pool, rather than a size of its own. */
+	/**
+	 * Whether the local reservation takes what the paths leave of the pool, rather than a
+	 * size of its own.
+	 */
 	public boolean localIsRemainder() {
 		return this.localIsRemainder;
 	}
@@ -107,9 +120,10 @@ public final class PathFence {
 	}
 
 	/**
-	 * Claims a permit for a task of {@code path}. Branch on the returned ticket's {@link Ticket#admission()}:
-	 * granted (run the task now, then {@link Ticket#release()}), queued ({@code onGrant} is told when it is
-	 * granted, possibly before this method returns), or rejected because the path's queue is full.
+	 * Claims a permit for a task of {@code path}. Branch on the returned ticket's
+	 * {@link Ticket#admission()}: granted (run the task now, then
+	 * {@link Ticket#release()}), queued ({@code onGrant} is told when it is granted,
+	 * possibly before this method returns), or rejected because the path's queue is full.
 	 * @throws IllegalArgumentException if no reservation has that name
 	 */
 	public Ticket acquire(String path, GrantListener onGrant) {
@@ -160,14 +174,18 @@ public final class PathFence {
 		return true;
 	}
 
-	/** What releasing a ticket that held no permit returns: not a ticket, and not "no one to hand on to". */
+	/**
+	 * What releasing a ticket that held no permit returns: not a ticket, and not "no one
+	 * to hand on to".
+	 */
 	private static final Ticket NOT_HELD = new Ticket(null, null, (ticket) -> {
 	}, 0);
 
 	/**
-	 * Gives a granted ticket's permit back and hands it on, telling the listener; returns the ticket the permit was
-	 * granted to next (not yet notified), or {@code null}. Does nothing for a ticket that holds no permit, which the
-	 * caller tells by {@link Ticket#state} beforehand or by {@link #release}'s result.
+	 * Gives a granted ticket's permit back and hands it on, telling the listener; returns
+	 * the ticket the permit was granted to next (not yet notified), or {@code null}. Does
+	 * nothing for a ticket that holds no permit, which the caller tells by
+	 * {@link Ticket#state} beforehand or by {@link #release}'s result.
 	 */
 	private Ticket releaseAndHandOn(Ticket ticket, long now) {
 		Ticket next;
@@ -189,7 +207,8 @@ public final class PathFence {
 			this.inUseTotal--;
 			next = handOn(owner, now);
 			if (next == null) {
-				// The owner has no one to give the permit to, or it retires: its place in the pool may be what a
+				// The owner has no one to give the permit to, or it retires: its place in
+				// the pool may be what a
 				// grown reservation's waiter was held back by.
 				next = handOnToAnyWaiter(now);
 			}
@@ -221,11 +240,12 @@ public final class PathFence {
 	}
 
 	/**
-	 * Sets a reservation's size. Growing grants waiting tasks at once; shrinking lets the permits above the new
-	 * size retire as their holders finish, so no running task is disturbed. When the local reservation was not
-	 * sized explicitly it keeps taking what the paths leave of the pool, and cannot itself be resized.
-	 * @throws IllegalArgumentException if the path is unknown, the size negative, or the reservations would add
-	 * up to more than the pool
+	 * Sets a reservation's size. Growing grants waiting tasks at once; shrinking lets the
+	 * permits above the new size retire as their holders finish, so no running task is
+	 * disturbed. When the local reservation was not sized explicitly it keeps taking what
+	 * the paths leave of the pool, and cannot itself be resized.
+	 * @throws IllegalArgumentException if the path is unknown, the size negative, or the
+	 * reservations would add up to more than the pool
 	 */
 	public void resize(String path, int permits) {
 		Reservation reservation = reservation(path);
@@ -240,7 +260,8 @@ public final class PathFence {
 		long now = now();
 		this.lock.lock();
 		try {
-			int paths = sumOfPaths() - (reservation.local ? 0 : reservation.permits) + (reservation.local ? 0 : permits);
+			int paths = sumOfPaths() - (reservation.local ? 0 : reservation.permits)
+					+ (reservation.local ? 0 : permits);
 			checkFits(paths + (this.localIsRemainder ? 0 : (reservation.local ? permits : this.local.permits)));
 			reservation.permits = permits;
 			if (this.localIsRemainder) {
@@ -326,9 +347,10 @@ public final class PathFence {
 	}
 
 	/**
-	 * What is wrong with the fence's state right now, empty when all is well: used by stress tests after a run.
-	 * Checks that counts are not negative, that lent and borrowed permits match, that the reservations fit the
-	 * pool, and that no task waits while a permit it may take is free.
+	 * What is wrong with the fence's state right now, empty when all is well: used by
+	 * stress tests after a run. Checks that counts are not negative, that lent and
+	 * borrowed permits match, that the reservations fit the pool, and that no task waits
+	 * while a permit it may take is free.
 	 */
 	List<String> invariantViolations() {
 		List<String> violations = new ArrayList<>();
@@ -347,8 +369,8 @@ public final class PathFence {
 							+ (path.inUse - path.lent) + " own permits");
 				}
 				if (!path.queue.isEmpty() && canGrant(path)) {
-					violations.add("path " + path.name + " has " + path.queue.size() + " waiting with "
-							+ path.free() + " free permits");
+					violations.add("path " + path.name + " has " + path.queue.size() + " waiting with " + path.free()
+							+ " free permits");
 				}
 			}
 			if (lent != this.local.borrowed) {
@@ -378,7 +400,10 @@ public final class PathFence {
 		return violations;
 	}
 
-	/** Where a task of this reservation may get a permit now, or null; called under the lock. */
+	/**
+	 * Where a task of this reservation may get a permit now, or null; called under the
+	 * lock.
+	 */
 	private Reservation freePermitFor(Reservation reservation) {
 		if (canGrant(reservation)) {
 			return reservation;
@@ -386,8 +411,10 @@ public final class PathFence {
 		if (!reservation.local) {
 			return null;
 		}
-		// The least busy lender: its permits in use, its own tasks and those it already lent, so that repeated
-		// borrowing spreads over the paths instead of draining the one whose own tasks happen to be fewest.
+		// The least busy lender: its permits in use, its own tasks and those it already
+		// lent, so that repeated
+		// borrowing spreads over the paths instead of draining the one whose own tasks
+		// happen to be fewest.
 		Reservation lender = null;
 		for (Reservation path : this.paths) {
 			if (canGrant(path) && (lender == null || path.inUse < lender.inUse)) {
@@ -404,12 +431,18 @@ public final class PathFence {
 		}
 	}
 
-	/** Whether a permit of this reservation may be granted now: it has one free and the pool has room. */
+	/**
+	 * Whether a permit of this reservation may be granted now: it has one free and the
+	 * pool has room.
+	 */
 	private boolean canGrant(Reservation reservation) {
 		return reservation.free() > 0 && this.inUseTotal < this.poolSize;
 	}
 
-	/** Gives one free permit of {@code owner} to the task that should have it; called under the lock. */
+	/**
+	 * Gives one free permit of {@code owner} to the task that should have it; called
+	 * under the lock.
+	 */
 	private Ticket handOn(Reservation owner, long now) {
 		if (!canGrant(owner)) {
 			return null;
@@ -425,9 +458,10 @@ public final class PathFence {
 	}
 
 	/**
-	 * Gives the pool's room to a waiter whose own reservation has a free permit: a local waiter first (on its own
-	 * permit or a lent one), else the first path with a waiter. Needed only while some reservation holds permits
-	 * beyond its size; otherwise every waiter's own reservation is full. Called under the lock.
+	 * Gives the pool's room to a waiter whose own reservation has a free permit: a local
+	 * waiter first (on its own permit or a lent one), else the first path with a waiter.
+	 * Needed only while some reservation holds permits beyond its size; otherwise every
+	 * waiter's own reservation is full. Called under the lock.
 	 */
 	private Ticket handOnToAnyWaiter(long now) {
 		if (!this.local.queue.isEmpty()) {
@@ -466,11 +500,12 @@ public final class PathFence {
 	}
 
 	/**
-	 * Tells a ticket's listener it was granted. Runs on whichever thread freed or added the permit, so a failing
-	 * listener is contained here: the thread that released a permit, or the resize that granted several, must go
-	 * on, and the failed ticket's permit goes back and on to the next waiter rather than staying held for good.
-	 * A run of failing listeners (workers refusing every task while they shut down) is walked in a loop, not by
-	 * recursion, so a long queue cannot overflow the stack.
+	 * Tells a ticket's listener it was granted. Runs on whichever thread freed or added
+	 * the permit, so a failing listener is contained here: the thread that released a
+	 * permit, or the resize that granted several, must go on, and the failed ticket's
+	 * permit goes back and on to the next waiter rather than staying held for good. A run
+	 * of failing listeners (workers refusing every task while they shut down) is walked
+	 * in a loop, not by recursion, so a long queue cannot overflow the stack.
 	 */
 	private void notifyGranted(Ticket first, long now) {
 		Ticket ticket = first;
@@ -488,7 +523,8 @@ public final class PathFence {
 				ticket = handedBack(releaseAndHandOn(granted, now));
 			}
 			catch (Error err) {
-				// The permit must not stay with a task that will not run, nor the next waiter go untold.
+				// The permit must not stay with a task that will not run, nor the next
+				// waiter go untold.
 				Ticket next = handedBack(releaseAndHandOn(granted, now));
 				if (next != null) {
 					notifyGranted(next, now);
@@ -553,28 +589,35 @@ public final class PathFence {
 			this.poolSize = poolSize;
 		}
 
-		/** Adds a path reservation; {@code queueTimeout} of zero means a task may wait without limit. */
+		/**
+		 * Adds a path reservation; {@code queueTimeout} of zero means a task may wait
+		 * without limit.
+		 */
 		public Builder path(String name, int permits, int maxQueue, Duration queueTimeout) {
 			Objects.requireNonNull(name, "name");
 			if (name.isBlank() || LOCAL.equals(name)) {
-				throw new IllegalArgumentException("path name must be non-blank and not '" + LOCAL + "': '" + name + "'");
+				throw new IllegalArgumentException(
+						"path name must be non-blank and not '" + LOCAL + "': '" + name + "'");
 			}
 			if (this.paths.stream().anyMatch((spec) -> spec.name().equals(name))) {
 				throw new IllegalArgumentException("path '" + name + "' is defined twice");
 			}
 			if (permits < 0 || maxQueue < 0 || queueTimeout.isNegative()) {
-				throw new IllegalArgumentException("path '" + name + "' needs permits >= 0, max-queue >= 0 and a "
-						+ "queue timeout >= 0");
+				throw new IllegalArgumentException(
+						"path '" + name + "' needs permits >= 0, max-queue >= 0 and a " + "queue timeout >= 0");
 			}
 			this.paths.add(new PathSpec(name, permits, maxQueue, queueTimeout));
 			return this;
 		}
 
-		/** Sizes the local reservation; by default it takes what the paths leave of the pool. */
+		/**
+		 * Sizes the local reservation; by default it takes what the paths leave of the
+		 * pool.
+		 */
 		public Builder local(int permits, int maxQueue, Duration queueTimeout) {
 			if (permits < 0 || maxQueue < 0 || queueTimeout.isNegative()) {
-				throw new IllegalArgumentException("local reservation needs permits >= 0, max-queue >= 0 and a "
-						+ "queue timeout >= 0");
+				throw new IllegalArgumentException(
+						"local reservation needs permits >= 0, max-queue >= 0 and a " + "queue timeout >= 0");
 			}
 			this.localPermits = permits;
 			this.localMaxQueue = maxQueue;
@@ -582,7 +625,10 @@ public final class PathFence {
 			return this;
 		}
 
-		/** Bounds the local queue while the local reservation keeps taking what the paths leave of the pool. */
+		/**
+		 * Bounds the local queue while the local reservation keeps taking what the paths
+		 * leave of the pool.
+		 */
 		public Builder localQueue(int maxQueue, Duration queueTimeout) {
 			if (maxQueue < 0 || queueTimeout.isNegative()) {
 				throw new IllegalArgumentException("local queue needs max-queue >= 0 and a queue timeout >= 0");
@@ -592,7 +638,10 @@ public final class PathFence {
 			return this;
 		}
 
-		/** The clock for wait and service times, in nanoseconds; {@link System#nanoTime()} by default. */
+		/**
+		 * The clock for wait and service times, in nanoseconds; {@link System#nanoTime()}
+		 * by default.
+		 */
 		public Builder nanoClock(LongSupplier nanoClock) {
 			this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
 			return this;

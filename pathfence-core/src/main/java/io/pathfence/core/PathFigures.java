@@ -8,10 +8,9 @@ package io.pathfence.core;
  * @param permits the reservation's size
  * @param active tasks of this path running now
  * @param queued tasks of this path waiting for a permit
- * @param borrowed for a path, its permits lent to local tasks now; for the local reservation, permits its tasks
- * hold borrowed from paths
+ * @param borrowed for a path, its permits lent to local tasks now; for the local
+ * reservation, permits its tasks hold borrowed from paths
  * @param maxQueue how many tasks may wait before new ones are rejected
  */
-public record PathFigures(String path, boolean local, int permits, int active, int queued, int borrowed,
-		int maxQueue) {
+public record PathFigures(String path, boolean local, int permits, int active, int queued, int borrowed, int maxQueue) {
 }

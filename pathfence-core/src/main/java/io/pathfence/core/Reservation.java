@@ -3,11 +3,13 @@ package io.pathfence.core;
 import java.util.ArrayDeque;
 
 /**
- * One share of the pool: a path's reservation, or the local one. Mutated only under the fence's lock.
+ * One share of the pool: a path's reservation, or the local one. Mutated only under the
+ * fence's lock.
  * <p>
- * {@code inUse} counts this reservation's permits that are held, whether by its own tasks or lent to local
- * tasks; {@code active} counts this path's running tasks, whichever reservation's permit they hold. The two
- * differ exactly by what is lent and borrowed, which is why both are kept.
+ * {@code inUse} counts this reservation's permits that are held, whether by its own tasks
+ * or lent to local tasks; {@code active} counts this path's running tasks, whichever
+ * reservation's permit they hold. The two differ exactly by what is lent and borrowed,
+ * which is why both are kept.
  */
 final class Reservation {
 
@@ -32,7 +34,10 @@ final class Reservation {
 	/** Permits of this reservation held by local tasks (only for a path reservation). */
 	int lent;
 
-	/** Tasks of this path running on another reservation's permit (only for the local reservation). */
+	/**
+	 * Tasks of this path running on another reservation's permit (only for the local
+	 * reservation).
+	 */
 	int borrowed;
 
 	Reservation(String name, boolean local, int permits, int maxQueue, long queueTimeoutNanos) {
@@ -43,7 +48,10 @@ final class Reservation {
 		this.queueTimeoutNanos = queueTimeoutNanos;
 	}
 
-	/** Negative after a shrink below what is in use: such permits retire as their holders finish. */
+	/**
+	 * Negative after a shrink below what is in use: such permits retire as their holders
+	 * finish.
+	 */
 	int free() {
 		return this.permits - this.inUse;
 	}

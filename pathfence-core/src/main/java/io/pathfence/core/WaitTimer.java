@@ -5,8 +5,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Ends waits that outlast their path's queue timeout. One daemon thread serves every queue: it only expires
- * tickets and hands a rejection on, so it never runs a task.
+ * Ends waits that outlast their path's queue timeout. One daemon thread serves every
+ * queue: it only expires tickets and hands a rejection on, so it never runs a task.
  */
 public final class WaitTimer implements AutoCloseable {
 
@@ -18,14 +18,16 @@ public final class WaitTimer implements AutoCloseable {
 			thread.setDaemon(true);
 			return thread;
 		});
-		// Most waits end with a grant long before their timeout; keep the timer's queue from filling with them.
+		// Most waits end with a grant long before their timeout; keep the timer's queue
+		// from filling with them.
 		this.scheduler.setRemoveOnCancelPolicy(true);
 	}
 
 	/**
-	 * Expires {@code ticket} after its path's queue timeout unless it is granted or cancelled first; when it does
-	 * expire, {@code onExpired} runs. Returns a handle to cancel the timeout once the ticket is granted, or
-	 * {@code null} when the path lets tasks wait without limit.
+	 * Expires {@code ticket} after its path's queue timeout unless it is granted or
+	 * cancelled first; when it does expire, {@code onExpired} runs. Returns a handle to
+	 * cancel the timeout once the ticket is granted, or {@code null} when the path lets
+	 * tasks wait without limit.
 	 */
 	public Future<?> expireLater(Ticket ticket, Runnable onExpired) {
 		long timeoutNanos = ticket.queueTimeoutNanos();

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.RepeatedTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Many threads submit, finish, cancel, expire and resize at random; throughout, never more permits are held than
- * the pool has and no task waits while a permit it may take is free; afterwards every permit is accounted for and
- * every task ended exactly once.
+ * Many threads submit, finish, cancel, expire and resize at random; throughout, never
+ * more permits are held than the pool has and no task waits while a permit it may take is
+ * free; afterwards every permit is accounted for and every task ended exactly once.
  */
 class PathFenceStressTests {
 
@@ -26,7 +26,10 @@ class PathFenceStressTests {
 
 	private static final String[] PATHS = { "a", "b", "c", PathFence.LOCAL };
 
-	/** One submitted task: how often it was granted and released must end at exactly 0 or 1 each. */
+	/**
+	 * One submitted task: how often it was granted and released must end at exactly 0 or
+	 * 1 each.
+	 */
 	private static final class Task {
 
 		final AtomicInteger grants = new AtomicInteger();
@@ -61,7 +64,8 @@ class PathFenceStressTests {
 						Task task = new Task();
 						all.add(task);
 						task.ticket = fence.acquire(PATHS[random.nextInt(PATHS.length)], (ticket) -> {
-							// The grant may come before acquire returns, from another thread.
+							// The grant may come before acquire returns, from another
+							// thread.
 							task.ticket = ticket;
 							if (task.grants.incrementAndGet() > 1) {
 								doubleGrants.incrementAndGet();
@@ -87,7 +91,8 @@ class PathFenceStressTests {
 					else if (dice < 97) {
 						Task task = waiting.poll();
 						if (task != null) {
-							// A queue timeout ends a wait the same way as a cancel, and races a grant the same way.
+							// A queue timeout ends a wait the same way as a cancel, and
+							// races a grant the same way.
 							if (random.nextBoolean()) {
 								task.ticket.cancel();
 							}
@@ -101,7 +106,8 @@ class PathFenceStressTests {
 							fence.resize(PATHS[random.nextInt(PATHS.length)], random.nextInt(7));
 						}
 						catch (IllegalArgumentException ex) {
-							// Sizes that would overflow the pool are refused; that is part of what is tested.
+							// Sizes that would overflow the pool are refused; that is
+							// part of what is tested.
 						}
 					}
 				}
@@ -109,8 +115,10 @@ class PathFenceStressTests {
 			threads[t].setUncaughtExceptionHandler((thread, ex) -> failures.add(ex));
 			threads[t].start();
 		}
-		// Invariants must hold at every moment, not only at the end: a stranded waiter may be rescued later by
-		// an unrelated release and leave no trace. Each check takes the lock, so it sees a consistent state.
+		// Invariants must hold at every moment, not only at the end: a stranded waiter
+		// may be rescued later by
+		// an unrelated release and leave no trace. Each check takes the lock, so it sees
+		// a consistent state.
 		Queue<String> violations = new ConcurrentLinkedQueue<>();
 		java.util.concurrent.atomic.AtomicBoolean stressing = new java.util.concurrent.atomic.AtomicBoolean(true);
 		Thread monitor = new Thread(() -> {
@@ -135,7 +143,8 @@ class PathFenceStressTests {
 		assertThat(failedReleases).hasValue(0);
 		assertOwnedPermitsMatchRunningTasks(fence, running);
 
-		// Drain: give every reservation room again and finish every task; all waiters must be reached.
+		// Drain: give every reservation room again and finish every task; all waiters
+		// must be reached.
 		fence.resize(PathFence.LOCAL, 0);
 		for (String path : List.of("a", "b", "c")) {
 			fence.resize(path, 0);
@@ -166,8 +175,8 @@ class PathFenceStressTests {
 			long holders = running.stream().filter((t) -> fence.ownerOf(t.ticket).name.equals(path)).count();
 			long runningOfPath = running.stream().filter((t) -> t.ticket.path().equals(path)).count();
 			assertThat(fence.figures(path).active()).as("active of %s", path).isEqualTo(runningOfPath);
-			int lentOrOwn = fence.figures(path).active() + (path.equals(PathFence.LOCAL) ? -fence.figures(path).borrowed()
-					: fence.figures(path).borrowed());
+			int lentOrOwn = fence.figures(path).active()
+					+ (path.equals(PathFence.LOCAL) ? -fence.figures(path).borrowed() : fence.figures(path).borrowed());
 			assertThat(lentOrOwn).as("permits of %s in use", path).isEqualTo(holders);
 		}
 	}

@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * The scheduling rules of {@link PathFence}, one at a time, with exact counts and no threads.
+ * The scheduling rules of {@link PathFence}, one at a time, with exact counts and no
+ * threads.
  */
 class PathFenceTests {
 
@@ -85,7 +86,8 @@ class PathFenceTests {
 		acquire(fence, PathFence.LOCAL);
 		Ticket first = acquire(fence, PathFence.LOCAL);
 		Ticket second = acquire(fence, PathFence.LOCAL);
-		// Neither path runs a task of its own; the second borrower goes to the path that has not lent yet.
+		// Neither path runs a task of its own; the second borrower goes to the path that
+		// has not lent yet.
 		assertThat(first.isBorrowed()).isTrue();
 		assertThat(second.isBorrowed()).isTrue();
 		assertThat(fence.figures("a").borrowed()).isEqualTo(1);
@@ -130,7 +132,8 @@ class PathFenceTests {
 			});
 		}
 		Ticket last = acquire(fence, "a");
-		// Each failed grant hands the permit to the next waiter; one level of stack each would overflow here.
+		// Each failed grant hands the permit to the next waiter; one level of stack each
+		// would overflow here.
 		assertThat(holder.release()).isTrue();
 		assertThat(this.granted).containsExactly(last);
 		assertThat(fence.figures("a").queued()).isZero();
@@ -247,7 +250,8 @@ class PathFenceTests {
 		Ticket b4 = acquire(fence, "b");
 		fence.resize("a", 0);
 		fence.resize("b", 4);
-		// b may have 4 permits, but a's 2 still run: the pool of 4 is full until they finish.
+		// b may have 4 permits, but a's 2 still run: the pool of 4 is full until they
+		// finish.
 		assertThat(this.granted).isEmpty();
 		assertThat(b3.isWaiting()).isTrue();
 		a1.release();
@@ -266,8 +270,11 @@ class PathFenceTests {
 
 	@Test
 	void resizeBeyondThePoolIsRefused() {
-		PathFence fence = PathFence.builder(10).path("a", 2, 1, Duration.ZERO).path("b", 2, 1, Duration.ZERO)
-			.local(2, 1, Duration.ZERO).build();
+		PathFence fence = PathFence.builder(10)
+			.path("a", 2, 1, Duration.ZERO)
+			.path("b", 2, 1, Duration.ZERO)
+			.local(2, 1, Duration.ZERO)
+			.build();
 		assertThatIllegalArgumentException().isThrownBy(() -> fence.resize("a", 7)).withMessageContaining("pool of 10");
 		fence.resize("a", 6);
 		assertThat(fence.figures("a").permits()).isEqualTo(6);
@@ -276,20 +283,24 @@ class PathFenceTests {
 	@Test
 	void pathsExceedingThePoolAreRefused() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> PathFence.builder(4).path("a", 3, 1, Duration.ZERO).path("b", 2, 1, Duration.ZERO).build())
+			.isThrownBy(
+					() -> PathFence.builder(4).path("a", 3, 1, Duration.ZERO).path("b", 2, 1, Duration.ZERO).build())
 			.withMessageContaining("pool of 4");
 	}
 
 	@Test
 	void unknownPathIsRefusedWithTheKnownOnes() {
 		PathFence fence = fence(10, 1, 1);
-		assertThatIllegalArgumentException().isThrownBy(() -> acquire(fence, "zzz")).withMessageContaining("[a, b, local]");
+		assertThatIllegalArgumentException().isThrownBy(() -> acquire(fence, "zzz"))
+			.withMessageContaining("[a, b, local]");
 	}
 
 	@Test
 	void listenerHearsWaitAndServiceTimes() {
 		List<String> events = new ArrayList<>();
-		PathFence fence = PathFence.builder(1).path("a", 1, 1, Duration.ZERO).nanoClock(this.clock::get)
+		PathFence fence = PathFence.builder(1)
+			.path("a", 1, 1, Duration.ZERO)
+			.nanoClock(this.clock::get)
 			.listener(new PathFenceListener() {
 				@Override
 				public void onGranted(String path, long waitNanos) {

@@ -15,8 +15,8 @@ import io.pathfence.tuning.PathTuner;
 import io.pathfence.tuning.TuningDecision;
 
 /**
- * The {@code pathfence} actuator endpoint: every reservation's figures, and a write operation that resizes a
- * path's reservation at run time.
+ * The {@code pathfence} actuator endpoint: every reservation's figures, and a write
+ * operation that resizes a path's reservation at run time.
  */
 @Endpoint(id = "pathfence")
 public class PathFenceEndpoint {
@@ -46,8 +46,8 @@ public class PathFenceEndpoint {
 	}
 
 	/**
-	 * Resizes a path's reservation. Refused, with the reason, when the path is unknown or the reservations would
-	 * no longer fit the pool.
+	 * Resizes a path's reservation. Refused, with the reason, when the path is unknown or
+	 * the reservations would no longer fit the pool.
 	 */
 	@WriteOperation
 	public PathFigures resize(@Selector String path, int permits) {
@@ -58,7 +58,8 @@ public class PathFenceEndpoint {
 			this.fence.resize(path, permits);
 		}
 		catch (IllegalArgumentException ex) {
-			// A refused size is the caller's mistake: 400 with the reason, not a server error.
+			// A refused size is the caller's mistake: 400 with the reason, not a server
+			// error.
 			throw new InvalidEndpointRequestException("Cannot resize path '" + path + "': " + ex.getMessage(),
 					ex.getMessage());
 		}

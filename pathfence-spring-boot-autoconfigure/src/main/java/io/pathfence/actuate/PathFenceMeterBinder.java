@@ -16,12 +16,14 @@ import io.pathfence.tuning.PathTuner;
 import io.pathfence.tuning.TuningDecision;
 
 /**
- * Gauges of each reservation, tagged {@code path}: {@code pathfence.path.permits}, {@code .active},
- * {@code .queued} and {@code .borrowed} (for a path, its permits lent to local tasks; for {@code local}, the
- * permits its tasks borrowed). With tuning on, also {@code pathfence.tuning.q.lower}, {@code .q.upper} and
- * {@code .recommended} of each path's latest decision, and the counter {@code pathfence.tuning.decisions} tagged
- * {@code verdict} ({@code plateau}, {@code explore}, {@code no-plateau}, {@code insufficient-data}). The counter reads
- * the tuner's own counts when scraped, so deciding costs one atomic increment and no meter lookup.
+ * Gauges of each reservation, tagged {@code path}: {@code pathfence.path.permits},
+ * {@code .active}, {@code .queued} and {@code .borrowed} (for a path, its permits lent to
+ * local tasks; for {@code local}, the permits its tasks borrowed). With tuning on, also
+ * {@code pathfence.tuning.q.lower}, {@code .q.upper} and {@code .recommended} of each
+ * path's latest decision, and the counter {@code pathfence.tuning.decisions} tagged
+ * {@code verdict} ({@code plateau}, {@code explore}, {@code no-plateau},
+ * {@code insufficient-data}). The counter reads the tuner's own counts when scraped, so
+ * deciding costs one atomic increment and no meter lookup.
  */
 public class PathFenceMeterBinder implements MeterBinder {
 
@@ -43,7 +45,8 @@ public class PathFenceMeterBinder implements MeterBinder {
 		for (String path : this.fence.pathNames()) {
 			gauge(registry, "pathfence.path.permits", path, PathFigures::permits, "Permits of the path's reservation");
 			gauge(registry, "pathfence.path.active", path, PathFigures::active, "Tasks of the path running now");
-			gauge(registry, "pathfence.path.queued", path, PathFigures::queued, "Tasks of the path waiting for a permit");
+			gauge(registry, "pathfence.path.queued", path, PathFigures::queued,
+					"Tasks of the path waiting for a permit");
 			gauge(registry, "pathfence.path.borrowed", path, PathFigures::borrowed,
 					"Permits lent to local tasks (for local: permits its tasks borrowed)");
 			if (this.tuner != null && !PathFence.LOCAL.equals(path)) {
@@ -54,7 +57,8 @@ public class PathFenceMeterBinder implements MeterBinder {
 				tuningGauge(registry, "pathfence.tuning.recommended", path, TuningDecision::recommended,
 						"Reservation SCT recommended for the path in the latest window");
 				for (Verdict verdict : Verdict.values()) {
-					FunctionCounter.builder("pathfence.tuning.decisions", this.tuner,
+					FunctionCounter
+						.builder("pathfence.tuning.decisions", this.tuner,
 								(tuner) -> tuner.decisionCount(path, verdict))
 						.tag("path", path)
 						.tag("verdict", verdict.name().toLowerCase(Locale.ROOT).replace('_', '-'))
@@ -65,12 +69,11 @@ public class PathFenceMeterBinder implements MeterBinder {
 		}
 	}
 
-	private void tuningGauge(MeterRegistry registry, String name, String path,
-			Function<TuningDecision, Integer> figure, String description) {
-		Gauge.builder(name, this.tuner, (tuner) -> tuner.decision(path)
-			.map(figure)
-			.map(Integer::doubleValue)
-			.orElse(Double.NaN))
+	private void tuningGauge(MeterRegistry registry, String name, String path, Function<TuningDecision, Integer> figure,
+			String description) {
+		Gauge
+			.builder(name, this.tuner,
+					(tuner) -> tuner.decision(path).map(figure).map(Integer::doubleValue).orElse(Double.NaN))
 			.tag("path", path)
 			.description(description)
 			.strongReference(true)

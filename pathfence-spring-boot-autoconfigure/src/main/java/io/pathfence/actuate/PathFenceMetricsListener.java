@@ -14,9 +14,10 @@ import io.pathfence.core.PathFenceListener;
 import io.pathfence.core.RejectionReason;
 
 /**
- * Records each path's waits, service times and rejections: timers {@code pathfence.path.wait} and
- * {@code pathfence.path.service}, counter {@code pathfence.path.rejected} tagged {@code reason}. Meters are looked
- * up once per path, not per event.
+ * Records each path's waits, service times and rejections: timers
+ * {@code pathfence.path.wait} and {@code pathfence.path.service}, counter
+ * {@code pathfence.path.rejected} tagged {@code reason}. Meters are looked up once per
+ * path, not per event.
  */
 public class PathFenceMetricsListener implements PathFenceListener {
 
@@ -66,11 +67,12 @@ public class PathFenceMetricsListener implements PathFenceListener {
 				.tag("path", path)
 				.register(registry);
 			for (RejectionReason reason : RejectionReason.values()) {
-				this.rejected.put(reason, Counter.builder("pathfence.path.rejected")
-					.description("Tasks of the path turned away")
-					.tag("path", path)
-					.tag("reason", reason.tag())
-					.register(registry));
+				this.rejected.put(reason,
+						Counter.builder("pathfence.path.rejected")
+							.description("Tasks of the path turned away")
+							.tag("path", path)
+							.tag("reason", reason.tag())
+							.register(registry));
 			}
 		}
 

@@ -1,8 +1,9 @@
 package io.pathfence.autoconfigure;
 
 /**
- * A PathFence setting that cannot work. Carries the property (or annotation) at fault, the value found and what
- * is allowed, so that startup fails with a message that says how to fix it.
+ * A PathFence setting that cannot work. Carries the property (or annotation) at fault,
+ * the value found and what is allowed, so that startup fails with a message that says how
+ * to fix it.
  */
 public class InvalidPathFenceConfigurationException extends RuntimeException {
 

@@ -24,10 +24,11 @@ import io.pathfence.core.WaitTimer;
 import io.pathfence.task.FencedPathAdvisingPostProcessor;
 
 /**
- * Fences the service's worker threads by path: the {@link PathFence} reservations, the path-aware
- * {@code applicationTaskExecutor} (unless the application defines its own executor) and the {@code @FencedPath}
- * advice for {@code @Async} methods. Runs before Boot's task execution auto-configuration so that its executor
- * takes the place of Boot's.
+ * Fences the service's worker threads by path: the {@link PathFence} reservations, the
+ * path-aware {@code applicationTaskExecutor} (unless the application defines its own
+ * executor) and the {@code @FencedPath} advice for {@code @Async} methods. Runs before
+ * Boot's task execution auto-configuration so that its executor takes the place of
+ * Boot's.
  */
 @AutoConfiguration(before = TaskExecutionAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "pathfence.enabled", matchIfMissing = true)
@@ -52,7 +53,8 @@ public final class PathFenceAutoConfiguration {
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static FencedPathAdvisingPostProcessor fencedPathAdvisingPostProcessor(Environment environment) {
-		// A post-processor is created before the properties bean, so the path names are bound here directly.
+		// A post-processor is created before the properties bean, so the path names are
+		// bound here directly.
 		Set<String> names = new LinkedHashSet<>(Binder.get(environment)
 			.bind("pathfence.paths", Bindable.mapOf(String.class, Object.class))
 			.map(java.util.Map::keySet)

@@ -14,7 +14,8 @@ import io.pathfence.core.PathFence;
 import io.pathfence.tuning.PathTuner;
 
 /**
- * The {@code pathfence} actuator endpoint, when the actuator is on the classpath and the endpoint is available.
+ * The {@code pathfence} actuator endpoint, when the actuator is on the classpath and the
+ * endpoint is available.
  */
 @AutoConfiguration(after = PathFenceAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)

@@ -19,8 +19,9 @@ import io.pathfence.core.WaitTimer;
 import io.pathfence.task.PathFenceTaskExecutor;
 
 /**
- * The path-fenced {@code applicationTaskExecutor}, over platform threads or virtual threads. Either backs off
- * when the application defines an {@link Executor} of its own, as Boot's executor does.
+ * The path-fenced {@code applicationTaskExecutor}, over platform threads or virtual
+ * threads. Either backs off when the application defines an {@link Executor} of its own,
+ * as Boot's executor does.
  */
 final class PathFenceExecutorConfigurations {
 
@@ -33,10 +34,11 @@ final class PathFenceExecutorConfigurations {
 	static class PlatformThreadsConfiguration {
 
 		/**
-		 * The workers come from Boot's {@link ThreadPoolTaskExecutorBuilder} when there is one, so
-		 * {@code spring.task.execution.shutdown.*} (by default, as for Boot's own executor, running tasks are not
-		 * awaited at shutdown) and the application's {@code ThreadPoolTaskExecutorCustomizer}s apply; the sizes, the
-		 * queue and the decorator stay the fence's.
+		 * The workers come from Boot's {@link ThreadPoolTaskExecutorBuilder} when there
+		 * is one, so {@code spring.task.execution.shutdown.*} (by default, as for Boot's
+		 * own executor, running tasks are not awaited at shutdown) and the application's
+		 * {@code ThreadPoolTaskExecutorCustomizer}s apply; the sizes, the queue and the
+		 * decorator stay the fence's.
 		 */
 		@Lazy
 		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
@@ -44,18 +46,22 @@ final class PathFenceExecutorConfigurations {
 				PathFenceProperties properties, ObjectProvider<TaskDecorator> taskDecorator,
 				ObjectProvider<ThreadPoolTaskExecutorBuilder> builder) {
 			ThreadPoolTaskExecutor workers = builder.getIfAvailable(ThreadPoolTaskExecutorBuilder::new)
-				// Every permit must find a thread at once: the fence, not the pool's queue, decides who waits. The
-				// queue only bridges the moment between a permit's release and its thread's return to the pool.
+				// Every permit must find a thread at once: the fence, not the pool's
+				// queue, decides who waits. The
+				// queue only bridges the moment between a permit's release and its
+				// thread's return to the pool.
 				.corePoolSize(properties.getPoolSize())
 				.maxPoolSize(properties.getPoolSize())
 				.queueCapacity(Integer.MAX_VALUE)
 				.allowCoreThreadTimeOut(true)
 				.threadNamePrefix("pathfence-")
-				// The fence decorates each task on the submitting thread; decorating again on a worker would
+				// The fence decorates each task on the submitting thread; decorating
+				// again on a worker would
 				// capture the context of whichever thread freed the permit.
 				.taskDecorator(null)
 				.build();
-			// The builder applies the application's customizers last; whatever they set, these stay the fence's.
+			// The builder applies the application's customizers last; whatever they set,
+			// these stay the fence's.
 			workers.setCorePoolSize(properties.getPoolSize());
 			workers.setMaxPoolSize(properties.getPoolSize());
 			workers.setQueueCapacity(Integer.MAX_VALUE);
@@ -76,7 +82,8 @@ final class PathFenceExecutorConfigurations {
 		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
 		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, WaitTimer waitTimer,
 				ObjectProvider<TaskDecorator> taskDecorator) {
-			// Virtual threads are cheap, so the permits alone bound the concurrency of each path.
+			// Virtual threads are cheap, so the permits alone bound the concurrency of
+			// each path.
 			SimpleAsyncTaskExecutor workers = new SimpleAsyncTaskExecutor("pathfence-");
 			workers.setVirtualThreads(true);
 			workers.setTaskTerminationTimeout(10_000);

@@ -8,8 +8,9 @@ import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFenceListener;
 
 /**
- * Checks {@link PathFenceProperties} and builds the {@link PathFence} they describe. Every check names the
- * property it is about, so a mistake is reported as that property, not as a stack trace from the scheduler.
+ * Checks {@link PathFenceProperties} and builds the {@link PathFence} they describe.
+ * Every check names the property it is about, so a mistake is reported as that property,
+ * not as a stack trace from the scheduler.
  */
 final class PathFenceFactory {
 
@@ -96,7 +97,8 @@ final class PathFenceFactory {
 			throw new InvalidPathFenceConfigurationException("pathfence.tuning.window", tuning.getWindow(),
 					"at most " + longestWindow + ", the most nanoseconds the clock of the samples can count");
 		}
-		// Each path keeps a window of intervals in preallocated arrays, so their ratio is what costs memory.
+		// Each path keeps a window of intervals in preallocated arrays, so their ratio is
+		// what costs memory.
 		int mostIntervals = io.pathfence.sct.SctConfig.MAX_INTERVALS_PER_WINDOW;
 		if (tuning.getWindow().dividedBy(tuning.getInterval()) > mostIntervals) {
 			throw new InvalidPathFenceConfigurationException("pathfence.tuning.interval", tuning.getInterval(),

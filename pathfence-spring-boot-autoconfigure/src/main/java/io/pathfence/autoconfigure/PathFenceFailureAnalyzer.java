@@ -4,8 +4,8 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Turns an invalid PathFence setting into a startup report that names the property, the value and what is
- * allowed.
+ * Turns an invalid PathFence setting into a startup report that names the property, the
+ * value and what is allowed.
  */
 class PathFenceFailureAnalyzer extends AbstractFailureAnalyzer<InvalidPathFenceConfigurationException> {
 

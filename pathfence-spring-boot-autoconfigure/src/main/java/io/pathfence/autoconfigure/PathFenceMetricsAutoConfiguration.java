@@ -21,8 +21,8 @@ import io.pathfence.core.PathFence;
 import io.pathfence.tuning.PathTuner;
 
 /**
- * PathFence's meters, when Micrometer has a registry. Runs before the core auto-configuration so the metrics
- * listener is there when the fence is built.
+ * PathFence's meters, when Micrometer has a registry. Runs before the core
+ * auto-configuration so the metrics listener is there when the fence is built.
  */
 @AutoConfiguration(before = PathFenceAutoConfiguration.class,
 		after = { MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,

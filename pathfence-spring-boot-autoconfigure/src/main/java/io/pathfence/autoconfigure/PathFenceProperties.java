@@ -9,30 +9,34 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration of PathFence: how the service's worker threads are split into path reservations.
+ * Configuration of PathFence: how the service's worker threads are split into path
+ * reservations.
  */
 @ConfigurationProperties("pathfence")
 public class PathFenceProperties {
 
 	/**
-	 * Whether PathFence fences the service. When false, neither the executor nor the inbound filter is installed.
+	 * Whether PathFence fences the service. When false, neither the executor nor the
+	 * inbound filter is installed.
 	 */
 	private boolean enabled = true;
 
 	/**
-	 * Permits the reservations share: the number of worker threads the executor keeps and of requests that may be
-	 * processed at once. Keep it at or below Tomcat's maximum threads.
+	 * Permits the reservations share: the number of worker threads the executor keeps and
+	 * of requests that may be processed at once. Keep it at or below Tomcat's maximum
+	 * threads.
 	 */
 	private int poolSize = 200;
 
 	/**
-	 * Value of the Retry-After header sent with a 503 when a path's queue is full or a wait times out.
+	 * Value of the Retry-After header sent with a 503 when a path's queue is full or a
+	 * wait times out.
 	 */
 	private Duration retryAfter = Duration.ofSeconds(1);
 
 	/**
-	 * Request path patterns that bypass the fence altogether, such as health probes that must answer however
-	 * loaded the service is.
+	 * Request path patterns that bypass the fence altogether, such as health probes that
+	 * must answer however loaded the service is.
 	 */
 	private List<String> exemptRoutes = new ArrayList<>(List.of("/actuator/**"));
 
@@ -42,7 +46,8 @@ public class PathFenceProperties {
 	private Map<String, Path> paths = new LinkedHashMap<>();
 
 	/**
-	 * The local reservation, for requests and tasks of no path; it has priority over the paths.
+	 * The local reservation, for requests and tasks of no path; it has priority over the
+	 * paths.
 	 */
 	private final Local local = new Local();
 
@@ -105,13 +110,14 @@ public class PathFenceProperties {
 	public static class Path {
 
 		/**
-		 * Permits of this path's reservation: how many of its requests or tasks may run at once.
+		 * Permits of this path's reservation: how many of its requests or tasks may run
+		 * at once.
 		 */
 		private int permits = 10;
 
 		/**
-		 * Request path patterns of this path, in PathPattern (Ant-style) syntax such as /orders/** or
-		 * /carts/{id}.
+		 * Request path patterns of this path, in PathPattern (Ant-style) syntax such as
+		 * /orders/** or /carts/{id}.
 		 */
 		private List<String> routes = new ArrayList<>();
 
@@ -121,12 +127,14 @@ public class PathFenceProperties {
 		private List<String> methods = new ArrayList<>();
 
 		/**
-		 * How many requests or tasks may wait for a permit before new ones are rejected at once.
+		 * How many requests or tasks may wait for a permit before new ones are rejected
+		 * at once.
 		 */
 		private int maxQueue = 50;
 
 		/**
-		 * How long a request or task may wait for a permit before it is rejected; 0 to wait without limit.
+		 * How long a request or task may wait for a permit before it is rejected; 0 to
+		 * wait without limit.
 		 */
 		private Duration queueTimeout = Duration.ofMillis(500);
 
@@ -178,17 +186,20 @@ public class PathFenceProperties {
 	public static class Local {
 
 		/**
-		 * Permits of the local reservation; by default, whatever the paths leave of the pool.
+		 * Permits of the local reservation; by default, whatever the paths leave of the
+		 * pool.
 		 */
 		private Integer permits;
 
 		/**
-		 * How many local requests or tasks may wait for a permit before new ones are rejected at once.
+		 * How many local requests or tasks may wait for a permit before new ones are
+		 * rejected at once.
 		 */
 		private int maxQueue = 100;
 
 		/**
-		 * How long a local request or task may wait for a permit before it is rejected; 0 to wait without limit.
+		 * How long a local request or task may wait for a permit before it is rejected; 0
+		 * to wait without limit.
 		 */
 		private Duration queueTimeout = Duration.ofMillis(500);
 
@@ -219,7 +230,8 @@ public class PathFenceProperties {
 	}
 
 	/**
-	 * Online sizing of each path's reservation to the least concurrency that reaches its peak throughput.
+	 * Online sizing of each path's reservation to the least concurrency that reaches its
+	 * peak throughput.
 	 */
 	public static class Tuning {
 
@@ -229,7 +241,8 @@ public class PathFenceProperties {
 		private boolean enabled = false;
 
 		/**
-		 * Length of one sampling interval: each yields the path's mean concurrency, throughput and response time.
+		 * Length of one sampling interval: each yields the path's mean concurrency,
+		 * throughput and response time.
 		 */
 		private Duration interval = Duration.ofMillis(50);
 
@@ -239,7 +252,8 @@ public class PathFenceProperties {
 		private Duration window = Duration.ofSeconds(60);
 
 		/**
-		 * How often the tuner decides, on a window that slides by this much; by default a quarter of the window.
+		 * How often the tuner decides, on a window that slides by this much; by default a
+		 * quarter of the window.
 		 */
 		private Duration period;
 
@@ -249,7 +263,8 @@ public class PathFenceProperties {
 		private int minPermits = 1;
 
 		/**
-		 * The most permits the tuner gives a path; by default as many as the pool can spare.
+		 * The most permits the tuner gives a path; by default as many as the pool can
+		 * spare.
 		 */
 		private Integer maxPermits;
 
@@ -259,12 +274,14 @@ public class PathFenceProperties {
 		private int maxStep = 4;
 
 		/**
-		 * The least change, in permits, that a plateau recommendation must ask for to be applied.
+		 * The least change, in permits, that a plateau recommendation must ask for to be
+		 * applied.
 		 */
 		private int hysteresis = 2;
 
 		/**
-		 * The least permits the local reservation keeps when it takes what the paths leave of the pool.
+		 * The least permits the local reservation keeps when it takes what the paths
+		 * leave of the pool.
 		 */
 		private int localFloor = 1;
 

@@ -17,7 +17,8 @@ import io.pathfence.tuning.ReservationStep;
 import io.pathfence.tuning.TuningSchedule;
 
 /**
- * Online tuning of the path reservations by the SCT model, when {@code pathfence.tuning.enabled=true}.
+ * Online tuning of the path reservations by the SCT model, when
+ * {@code pathfence.tuning.enabled=true}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty("pathfence.tuning.enabled")
@@ -32,7 +33,8 @@ class PathFenceTuningConfiguration {
 		int maxPermits = (tuning.getMaxPermits() != null) ? tuning.getMaxPermits() : properties.getPoolSize();
 		ReservationStep step = new ReservationStep(tuning.getMinPermits(), maxPermits, tuning.getMaxStep(),
 				tuning.getHysteresis());
-		// The fence is built with this tuner as one of its listeners, so it is looked up only when deciding.
+		// The fence is built with this tuner as one of its listeners, so it is looked up
+		// only when deciding.
 		return new PathTuner(fence::getObject, new ArrayList<>(properties.getPaths().keySet()), config, step,
 				tuning.getLocalFloor(), System::nanoTime, Clock.systemUTC());
 	}

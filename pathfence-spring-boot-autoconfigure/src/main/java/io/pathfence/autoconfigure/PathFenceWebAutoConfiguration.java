@@ -24,8 +24,8 @@ import io.pathfence.web.PathFenceFilter;
 import io.pathfence.web.RequestClassifier;
 
 /**
- * Fences inbound Spring MVC requests: classifies each by {@code @FencedPath} on its handler or by the configured
- * routes, and admits it through its path's reservation.
+ * Fences inbound Spring MVC requests: classifies each by {@code @FencedPath} on its
+ * handler or by the configured routes, and admits it through its path's reservation.
  */
 @AutoConfiguration(after = PathFenceAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -34,8 +34,9 @@ import io.pathfence.web.RequestClassifier;
 public final class PathFenceWebAutoConfiguration {
 
 	/**
-	 * After Boot's own filters (character encoding, observation, security, request context), so that they have
-	 * done their work before a request is parked, and before the dispatcher servlet does any real work.
+	 * After Boot's own filters (character encoding, observation, security, request
+	 * context), so that they have done their work before a request is parked, and before
+	 * the dispatcher servlet does any real work.
 	 */
 	public static final int FILTER_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
@@ -45,8 +46,8 @@ public final class PathFenceWebAutoConfiguration {
 			ObjectProvider<RequestMappingHandlerMapping> handlerMappings) {
 		Map<String, RequestClassifier.PathRoutes> routes = new LinkedHashMap<>();
 		properties.getPaths()
-			.forEach((name, path) -> routes.put(name, new RequestClassifier.PathRoutes(path.getRoutes(),
-					path.getMethods())));
+			.forEach((name, path) -> routes.put(name,
+					new RequestClassifier.PathRoutes(path.getRoutes(), path.getMethods())));
 		return new RequestClassifier(properties.getExemptRoutes(), routes, () -> FencedHandlers.find(handlerMappings));
 	}
 

@@ -3,9 +3,10 @@ package io.pathfence.task;
 import io.pathfence.core.PathFence;
 
 /**
- * The path whose work the current thread is doing or handing off. Set around an inbound request's handling and
- * around calls to {@code @FencedPath} methods, and read when a task is submitted without an explicit path, so
- * work handed to the executor stays on the path that caused it.
+ * The path whose work the current thread is doing or handing off. Set around an inbound
+ * request's handling and around calls to {@code @FencedPath} methods, and read when a
+ * task is submitted without an explicit path, so work handed to the executor stays on the
+ * path that caused it.
  */
 public final class CurrentPath {
 
@@ -20,7 +21,10 @@ public final class CurrentPath {
 		return (path != null) ? path : PathFence.LOCAL;
 	}
 
-	/** Sets the current path and returns the previous one, to be given back to {@link #restore(String)}. */
+	/**
+	 * Sets the current path and returns the previous one, to be given back to
+	 * {@link #restore(String)}.
+	 */
 	public static String enter(String path) {
 		String previous = PATH.get();
 		PATH.set(path);

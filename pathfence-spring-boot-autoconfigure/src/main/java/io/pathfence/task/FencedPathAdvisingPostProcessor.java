@@ -16,10 +16,10 @@ import io.pathfence.annotation.FencedPath;
 import io.pathfence.autoconfigure.InvalidPathFenceConfigurationException;
 
 /**
- * Advises beans that use {@link FencedPath} with the {@link FencedPathInterceptor}, ahead of any advice they
- * already have. Spring's {@code @Async} advice also puts itself first; this post-processor runs after it, so the
- * path is current before {@code @Async} submits the call. A {@code @FencedPath} naming a path that is not
- * configured fails startup.
+ * Advises beans that use {@link FencedPath} with the {@link FencedPathInterceptor}, ahead
+ * of any advice they already have. Spring's {@code @Async} advice also puts itself first;
+ * this post-processor runs after it, so the path is current before {@code @Async} submits
+ * the call. A {@code @FencedPath} naming a path that is not configured fails startup.
  */
 public class FencedPathAdvisingPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
 
@@ -49,7 +49,8 @@ public class FencedPathAdvisingPostProcessor extends AbstractBeanFactoryAwareAdv
 			check(onType.value(), beanName + " (" + userClass.getName() + ")");
 		}
 		Set<Method> methods = MethodIntrospector.selectMethods(userClass,
-				(ReflectionUtils.MethodFilter) (method) -> AnnotatedElementUtils.hasAnnotation(method, FencedPath.class));
+				(ReflectionUtils.MethodFilter) (method) -> AnnotatedElementUtils.hasAnnotation(method,
+						FencedPath.class));
 		for (Method method : methods) {
 			FencedPath annotation = AnnotatedElementUtils.findMergedAnnotation(method, FencedPath.class);
 			check(annotation.value(), userClass.getName() + "#" + method.getName());

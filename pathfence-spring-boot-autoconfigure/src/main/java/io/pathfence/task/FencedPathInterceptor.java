@@ -10,8 +10,9 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import io.pathfence.annotation.FencedPath;
 
 /**
- * Makes a {@link FencedPath} method's path current while the method is called, so that the {@code @Async}
- * interceptor, which submits the call to the executor, submits it to that path.
+ * Makes a {@link FencedPath} method's path current while the method is called, so that
+ * the {@code @Async} interceptor, which submits the call to the executor, submits it to
+ * that path.
  */
 final class FencedPathInterceptor implements MethodInterceptor {
 

@@ -25,12 +25,14 @@ import io.pathfence.core.Ticket;
 import io.pathfence.core.WaitTimer;
 
 /**
- * An {@link AsyncTaskExecutor} whose worker threads are fenced by path: a task runs only once its path's
- * reservation grants it a permit, and until then it waits in the path's queue, not on a thread. A task submitted
- * without a path goes to the path of the submitting thread ({@link CurrentPath}), else to the local reservation.
+ * An {@link AsyncTaskExecutor} whose worker threads are fenced by path: a task runs only
+ * once its path's reservation grants it a permit, and until then it waits in the path's
+ * queue, not on a thread. A task submitted without a path goes to the path of the
+ * submitting thread ({@link CurrentPath}), else to the local reservation.
  * <p>
- * The {@link TaskDecorator} is applied when the task is submitted, on the submitting thread, so context such as
- * the MDC and the current observation is captured there, not on whichever thread later frees the permit.
+ * The {@link TaskDecorator} is applied when the task is submitted, on the submitting
+ * thread, so context such as the MDC and the current observation is captured there, not
+ * on whichever thread later frees the permit.
  */
 public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
@@ -46,8 +48,9 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	/**
 	 * @param fence the reservations
-	 * @param workers the threads that run granted tasks; they must be able to run as many tasks at once as the
-	 * fence's pool has permits, or granted tasks wait again in the workers' own queue
+	 * @param workers the threads that run granted tasks; they must be able to run as many
+	 * tasks at once as the fence's pool has permits, or granted tasks wait again in the
+	 * workers' own queue
 	 * @param waitTimer expires tasks that wait past their path's queue timeout
 	 * @param taskDecorator decorates each task on the submitting thread, or {@code null}
 	 */
@@ -104,15 +107,18 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		admit(path, task, null);
 	}
 
-
-	/** Like {@link #execute(String, Runnable)}, with a future that a queue timeout fails. */
+	/**
+	 * Like {@link #execute(String, Runnable)}, with a future that a queue timeout fails.
+	 */
 	public Future<?> submit(String path, Runnable task) {
 		FencedFuture<Object> future = new FencedFuture<>(path, Executors.callable(task), null);
 		admit(path, future, future);
 		return future;
 	}
 
-	/** Like {@link #execute(String, Runnable)}, with a future that a queue timeout fails. */
+	/**
+	 * Like {@link #execute(String, Runnable)}, with a future that a queue timeout fails.
+	 */
 	public <T> Future<T> submit(String path, Callable<T> task) {
 		FencedFuture<T> future = new FencedFuture<>(path, task, null);
 		admit(path, future, future);
@@ -131,7 +137,8 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		Runnable decorated = (this.taskDecorator != null) ? this.taskDecorator.decorate(task) : task;
 		Ticket ticket = this.fence.acquire(path, (granted) -> {
 			if (!dispatch(new FencedRun(granted, decorated, future))) {
-				// The fence gives the permit back and on to the next waiter, in a loop of its own: releasing here
+				// The fence gives the permit back and on to the next waiter, in a loop of
+				// its own: releasing here
 				// would recurse once per queued task while the workers refuse them all.
 				throw new TaskRejectedException("Workers of path '" + path + "' did not accept a granted task");
 			}
@@ -155,22 +162,25 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 					future.reject(RejectionReason.TIMEOUT);
 				}
 				else {
-					// Nobody holds a future of an execute() task (or an @Async void method): say it was dropped.
+					// Nobody holds a future of an execute() task (or an @Async void
+					// method): say it was dropped.
 					logger.warn("A task of path '" + path + "' waited past its queue timeout and was dropped");
 				}
 			});
 			if (timeout != null) {
-				// Granted tasks need no timeout; keep the timer from holding them until it fires.
+				// Granted tasks need no timeout; keep the timer from holding them until
+				// it fires.
 				ticket.attachTimeout(timeout);
 			}
 		}
 	}
 
 	/**
-	 * Hands a granted task on. A worker that is giving back its permit takes the task its permit was granted to
-	 * itself, next, rather than queueing it for another thread: at saturation that saves a queue and a wake-up per
-	 * task. Returns {@code false} when the workers refuse the task (they are shutting down): the task's future, if
-	 * any, fails, and the caller gives the permit back.
+	 * Hands a granted task on. A worker that is giving back its permit takes the task its
+	 * permit was granted to itself, next, rather than queueing it for another thread: at
+	 * saturation that saves a queue and a wake-up per task. Returns {@code false} when
+	 * the workers refuse the task (they are shutting down): the task's future, if any,
+	 * fails, and the caller gives the permit back.
 	 */
 	private boolean dispatch(FencedRun run) {
 		run.ticket.cancelTimeout();
@@ -195,7 +205,10 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		}
 	}
 
-	/** Gives a permit back on a worker, letting the worker take the task the permit goes to next. */
+	/**
+	 * Gives a permit back on a worker, letting the worker take the task the permit goes
+	 * to next.
+	 */
 	private void releaseOnWorker(Ticket ticket) {
 		Successor successor = this.successor.get();
 		boolean wasOpen = successor.open;
@@ -208,7 +221,10 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		}
 	}
 
-	/** The task a worker takes next, set while the worker gives back a permit. One per worker thread. */
+	/**
+	 * The task a worker takes next, set while the worker gives back a permit. One per
+	 * worker thread.
+	 */
 	private static final class Successor {
 
 		boolean open;
@@ -246,8 +262,10 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				}
 			}
 			finally {
-				// A plain Runnable that threw leaves this loop (and, in a thread pool, its thread) with the task its
-				// permit was just granted to still parked here: hand that one to the workers, or it never runs and
+				// A plain Runnable that threw leaves this loop (and, in a thread pool,
+				// its thread) with the task its
+				// permit was just granted to still parked here: hand that one to the
+				// workers, or it never runs and
 				// its permit stays held for good.
 				FencedRun parked = successor.next;
 				successor.next = null;
@@ -260,7 +278,8 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 		private void runOnce() {
 			if (this.future != null) {
-				// The future gives the permit back before it completes, so whoever waits on it can submit again.
+				// The future gives the permit back before it completes, so whoever waits
+				// on it can submit again.
 				this.future.holding(this.ticket);
 			}
 			String previous = CurrentPath.enter(this.ticket.path());
@@ -276,8 +295,9 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	}
 
 	/**
-	 * A task's future. It gives the task's permit back before it completes, so a caller that waits for one task
-	 * and submits the next never finds the permit still held; a queue timeout fails it with the path's rejection.
+	 * A task's future. It gives the task's permit back before it completes, so a caller
+	 * that waits for one task and submits the next never finds the permit still held; a
+	 * queue timeout fails it with the path's rejection.
 	 */
 	private final class FencedFuture<T> extends FutureTask<T> {
 
@@ -308,7 +328,8 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			boolean cancelled = super.cancel(mayInterruptIfRunning);
 			Ticket queued = this.waiting;
 			if (cancelled && queued != null) {
-				// A cancelled task gives up its place in the queue at once instead of being granted for nothing.
+				// A cancelled task gives up its place in the queue at once instead of
+				// being granted for nothing.
 				queued.cancel();
 			}
 			return cancelled;

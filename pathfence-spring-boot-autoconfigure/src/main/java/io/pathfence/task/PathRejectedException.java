@@ -5,8 +5,9 @@ import org.springframework.core.task.TaskRejectedException;
 import io.pathfence.core.RejectionReason;
 
 /**
- * A task was turned away by its path's reservation: the path's queue was full, or the task waited its whole
- * queue timeout. Callers see Spring's usual {@link TaskRejectedException}.
+ * A task was turned away by its path's reservation: the path's queue was full, or the
+ * task waited its whole queue timeout. Callers see Spring's usual
+ * {@link TaskRejectedException}.
  */
 public class PathRejectedException extends TaskRejectedException {
 

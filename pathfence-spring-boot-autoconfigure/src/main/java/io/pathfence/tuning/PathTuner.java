@@ -22,11 +22,12 @@ import io.pathfence.sct.SctResult;
 import io.pathfence.sct.Verdict;
 
 /**
- * Sizes each path's reservation online with the SCT model. As a {@link PathFenceListener} it feeds every path's
- * arrivals, departures and waits to an SCT recorder (no allocation per task); each {@link #decide()} analyses the
- * latest window of samples of every path and resizes the reservation through the {@link ReservationStep} guards.
- * The local reservation is never tuned: it serves work that calls no downstream, and it keeps what the paths
- * leave of the pool.
+ * Sizes each path's reservation online with the SCT model. As a {@link PathFenceListener}
+ * it feeds every path's arrivals, departures and waits to an SCT recorder (no allocation
+ * per task); each {@link #decide()} analyses the latest window of samples of every path
+ * and resizes the reservation through the {@link ReservationStep} guards. The local
+ * reservation is never tuned: it serves work that calls no downstream, and it keeps what
+ * the paths leave of the pool.
  */
 public class PathTuner implements PathFenceListener {
 
@@ -48,17 +49,22 @@ public class PathTuner implements PathFenceListener {
 
 	private final Map<String, TuningDecision> decisions = new ConcurrentHashMap<>();
 
-	/** Per path, decisions so far indexed by verdict; fixed at construction, so reading needs no lock. */
+	/**
+	 * Per path, decisions so far indexed by verdict; fixed at construction, so reading
+	 * needs no lock.
+	 */
 	private final Map<String, AtomicLongArray> decisionCounts = new LinkedHashMap<>();
 
 	/**
-	 * @param fence the fence whose reservations are tuned; looked up at the first decision, since the fence itself
-	 * is built with this listener
+	 * @param fence the fence whose reservations are tuned; looked up at the first
+	 * decision, since the fence itself is built with this listener
 	 * @param paths the tuned paths
 	 * @param config the SCT model's interval and window
 	 * @param step the guards on each resize
-	 * @param localFloor the least the local reservation keeps when it takes what the paths leave of the pool
-	 * @param nanoClock the clock of the recorders, {@link System#nanoTime()} in production
+	 * @param localFloor the least the local reservation keeps when it takes what the
+	 * paths leave of the pool
+	 * @param nanoClock the clock of the recorders, {@link System#nanoTime()} in
+	 * production
 	 * @param clock the wall clock that stamps decisions
 	 */
 	public PathTuner(Supplier<PathFence> fence, List<String> paths, SctConfig config, ReservationStep step,
@@ -113,7 +119,10 @@ public class PathTuner implements PathFenceListener {
 		}
 	}
 
-	/** Analyses every tuned path's latest window and resizes its reservation; returns the decisions. */
+	/**
+	 * Analyses every tuned path's latest window and resizes its reservation; returns the
+	 * decisions.
+	 */
 	public Map<String, TuningDecision> decide() {
 		PathFence target = this.fence.get();
 		long now = this.nanoClock.getAsLong();
@@ -153,13 +162,19 @@ public class PathTuner implements PathFenceListener {
 		return Optional.ofNullable(this.decisions.get(path));
 	}
 
-	/** How many decisions on this path had this verdict so far; 0 for a path that is not tuned. */
+	/**
+	 * How many decisions on this path had this verdict so far; 0 for a path that is not
+	 * tuned.
+	 */
 	public long decisionCount(String path, Verdict verdict) {
 		AtomicLongArray counts = this.decisionCounts.get(path);
 		return (counts != null) ? counts.get(verdict.ordinal()) : 0;
 	}
 
-	/** The most this path can hold while the other paths keep theirs and local keeps its floor. */
+	/**
+	 * The most this path can hold while the other paths keep theirs and local keeps its
+	 * floor.
+	 */
 	private int roomFor(PathFence target, String path) {
 		int others = 0;
 		int local = 0;

@@ -5,10 +5,11 @@ import io.pathfence.sct.Verdict;
 
 /**
  * The guards between what SCT recommends and what a reservation becomes:
- * {@code next = current + clamp(clamp(recommended, min, min(max, room)) - current, -maxStep, maxStep)}, where
- * {@code room} is the most this path can hold without the reservations outgrowing the pool. A plateau
- * recommendation closer to the current size than {@code hysteresis} permits is ignored, so a reservation does not
- * flap on noise; an exploring step is always taken, since it is how the tuner learns what it has not seen.
+ * {@code next = current + clamp(clamp(recommended, min, min(max, room)) - current, -maxStep, maxStep)},
+ * where {@code room} is the most this path can hold without the reservations outgrowing
+ * the pool. A plateau recommendation closer to the current size than {@code hysteresis}
+ * permits is ignored, so a reservation does not flap on noise; an exploring step is
+ * always taken, since it is how the tuner learns what it has not seen.
  *
  * @param minPermits the least a tuned reservation may have
  * @param maxPermits the most a tuned reservation may have
@@ -24,7 +25,10 @@ public record ReservationStep(int minPermits, int maxPermits, int maxStep, int h
 		}
 	}
 
-	/** The reservation's next size; {@code current} when the result recommends nothing or the guards hold it. */
+	/**
+	 * The reservation's next size; {@code current} when the result recommends nothing or
+	 * the guards hold it.
+	 */
 	public int next(SctResult result, int current, int room) {
 		if (result.recommended().isEmpty()) {
 			return current;

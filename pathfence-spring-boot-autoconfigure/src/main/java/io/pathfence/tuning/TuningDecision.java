@@ -5,11 +5,13 @@ import java.time.Instant;
 import io.pathfence.sct.SctResult;
 
 /**
- * The latest tuning decision of one path, as the actuator endpoint and the meters show it.
+ * The latest tuning decision of one path, as the actuator endpoint and the meters show
+ * it.
  *
  * @param path the path
  * @param verdict what SCT concluded from the window
- * @param qLower the lower end of the rational concurrency range, or {@code null} when unknown
+ * @param qLower the lower end of the rational concurrency range, or {@code null} when
+ * unknown
  * @param qUpper the upper end of the range, or {@code null} when unknown
  * @param recommended what SCT recommended, or {@code null} when it recommended nothing
  * @param plateauThroughput throughput on the plateau per second, or {@code null}
@@ -28,8 +30,8 @@ public record TuningDecision(String path, String verdict, Integer qLower, Intege
 				result.qLower().isPresent() ? result.qLower().getAsInt() : null,
 				result.qUpper().isPresent() ? result.qUpper().getAsInt() : null,
 				result.recommended().isPresent() ? result.recommended().getAsInt() : null,
-				result.plateauThroughput().isPresent() ? result.plateauThroughput().getAsDouble() : null, before,
-				after, result.samples(), reason, now);
+				result.plateauThroughput().isPresent() ? result.plateauThroughput().getAsDouble() : null, before, after,
+				result.samples(), reason, now);
 	}
 
 }

@@ -11,7 +11,8 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Runs the {@link PathTuner}'s decisions periodically while the application runs, on one daemon thread.
+ * Runs the {@link PathTuner}'s decisions periodically while the application runs, on one
+ * daemon thread.
  */
 public class TuningSchedule implements SmartLifecycle {
 
@@ -44,14 +45,17 @@ public class TuningSchedule implements SmartLifecycle {
 
 	private void decide() {
 		try {
-			this.tuner.decide().values().stream()
+			this.tuner.decide()
+				.values()
+				.stream()
 				.filter((decision) -> decision.permitsAfter() != decision.permitsBefore())
-				.forEach((decision) -> logger.info("Path '" + decision.path() + "' resized from "
-						+ decision.permitsBefore() + " to " + decision.permitsAfter() + " permits: "
-						+ decision.reason()));
+				.forEach((decision) -> logger
+					.info("Path '" + decision.path() + "' resized from " + decision.permitsBefore() + " to "
+							+ decision.permitsAfter() + " permits: " + decision.reason()));
 		}
 		catch (RuntimeException ex) {
-			// A failed decision must not end the schedule: the next window may well be fine.
+			// A failed decision must not end the schedule: the next window may well be
+			// fine.
 			logger.warn("PathFence tuning decision failed", ex);
 		}
 	}

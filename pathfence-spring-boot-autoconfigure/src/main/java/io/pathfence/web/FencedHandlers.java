@@ -23,16 +23,21 @@ import io.pathfence.core.PathFence;
  */
 public final class FencedHandlers {
 
-	/** The path of a handler without {@code @FencedPath}: its requests are classified by the routes. */
+	/**
+	 * The path of a handler without {@code @FencedPath}: its requests are classified by
+	 * the routes.
+	 */
 	public static final String UNFENCED = "";
 
 	private FencedHandlers() {
 	}
 
 	/**
-	 * Every request mapping of each handler mapping, in the dispatcher's order, with the path its handler method
-	 * or controller names with {@code @FencedPath}, or {@link #UNFENCED}. Unannotated handlers are kept too, so
-	 * that a request is classified by the handler that will really serve it, not by any annotated one it matches.
+	 * Every request mapping of each handler mapping, in the dispatcher's order, with the
+	 * path its handler method or controller names with {@code @FencedPath}, or
+	 * {@link #UNFENCED}. Unannotated handlers are kept too, so that a request is
+	 * classified by the handler that will really serve it, not by any annotated one it
+	 * matches.
 	 */
 	public static List<Map<RequestMappingInfo, String>> find(ObjectProvider<RequestMappingHandlerMapping> mappings) {
 		List<Map<RequestMappingInfo, String>> found = new ArrayList<>();

@@ -24,13 +24,15 @@ import io.pathfence.core.WaitTimer;
 import io.pathfence.task.CurrentPath;
 
 /**
- * Admits each inbound request through its path's reservation. A request whose path has a free permit goes on at
- * once on its container thread. One that must wait is suspended with the Servlet async API, so it waits in its
- * path's queue without holding a container thread, and is dispatched again once its permit is granted. A full
- * queue, or a wait past the path's queue timeout, is answered at once with {@code 503}.
+ * Admits each inbound request through its path's reservation. A request whose path has a
+ * free permit goes on at once on its container thread. One that must wait is suspended
+ * with the Servlet async API, so it waits in its path's queue without holding a container
+ * thread, and is dispatched again once its permit is granted. A full queue, or a wait
+ * past the path's queue timeout, is answered at once with {@code 503}.
  * <p>
- * The permit is held while the container thread works on the request and released when that thread leaves this
- * filter: a handler that goes async itself no longer holds a thread, so it no longer holds a permit.
+ * The permit is held while the container thread works on the request and released when
+ * that thread leaves this filter: a handler that goes async itself no longer holds a
+ * thread, so it no longer holds a permit.
  */
 public class PathFenceFilter implements Filter {
 
@@ -38,7 +40,10 @@ public class PathFenceFilter implements Filter {
 
 	static final String GRANTED_TICKET = PathFenceFilter.class.getName() + ".GRANTED_TICKET";
 
-	/** Extra time the container's own async timeout leaves our timer, which should always fire first. */
+	/**
+	 * Extra time the container's own async timeout leaves our timer, which should always
+	 * fire first.
+	 */
 	private static final long CONTAINER_TIMEOUT_MARGIN_MILLIS = 10_000;
 
 	private final PathFence fence;
@@ -80,13 +85,14 @@ public class PathFenceFilter implements Filter {
 		Ticket ticket = this.fence.acquire(path, parked);
 		switch (ticket.admission()) {
 			case GRANTED -> runOnPermit(ticket, request, response, chain);
-			case REJECTED -> ProblemResponse.write(request, response, path, RejectionReason.QUEUE_FULL, this.retryAfter);
+			case REJECTED ->
+				ProblemResponse.write(request, response, path, RejectionReason.QUEUE_FULL, this.retryAfter);
 			case QUEUED -> park(parked, ticket, request, response);
 		}
 	}
 
-	private void runOnPermit(Ticket ticket, HttpServletRequest request, HttpServletResponse response,
-			FilterChain chain) throws IOException, ServletException {
+	private void runOnPermit(Ticket ticket, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws IOException, ServletException {
 		String previous = CurrentPath.enter(ticket.path());
 		try {
 			chain.doFilter(request, response);
@@ -103,7 +109,8 @@ public class PathFenceFilter implements Filter {
 			async = request.startAsync(request, response);
 		}
 		catch (IllegalStateException ex) {
-			// A filter or servlet in this chain does not support async: wait is impossible, so do not queue.
+			// A filter or servlet in this chain does not support async: wait is
+			// impossible, so do not queue.
 			if (!ticket.cancel()) {
 				ticket.release();
 			}
@@ -125,8 +132,8 @@ public class PathFenceFilter implements Filter {
 	}
 
 	/**
-	 * A request waiting for its permit. The grant can come from any thread, even before the request is
-	 * suspended; whichever of the two happens last dispatches it.
+	 * A request waiting for its permit. The grant can come from any thread, even before
+	 * the request is suspended; whichever of the two happens last dispatches it.
 	 */
 	private final class ParkedRequest implements io.pathfence.core.GrantListener, jakarta.servlet.AsyncListener {
 
@@ -179,17 +186,20 @@ public class PathFenceFilter implements Filter {
 				this.async.dispatch();
 			}
 			catch (IllegalStateException ex) {
-				// The request ended (the client went away, the container timed it out) while it waited, and the
-				// container may have recycled it already: its permit goes back at once, to the next waiter.
+				// The request ended (the client went away, the container timed it out)
+				// while it waited, and the
+				// container may have recycled it already: its permit goes back at once,
+				// to the next waiter.
 				logger.debug("A request of path '" + this.path + "' ended before its permit was granted", ex);
 				this.ticket.release();
 			}
 		}
 
 		/**
-		 * Answers 503 on the wait timer's thread, which serves every path. The problem body is a few hundred bytes
-		 * and stays in the response buffer; completing the request hands sending it to a container thread, so a
-		 * client that does not read cannot hold up the other paths' timeouts.
+		 * Answers 503 on the wait timer's thread, which serves every path. The problem
+		 * body is a few hundred bytes and stays in the response buffer; completing the
+		 * request hands sending it to a container thread, so a client that does not read
+		 * cannot hold up the other paths' timeouts.
 		 */
 		void reject(RejectionReason reason) {
 			AsyncContext context;
@@ -210,7 +220,8 @@ public class PathFenceFilter implements Filter {
 
 		@Override
 		public void onTimeout(jakarta.servlet.AsyncEvent event) {
-			// Only reached if our timer did not fire first; the request must not hang either way.
+			// Only reached if our timer did not fire first; the request must not hang
+			// either way.
 			if (this.ticket.expire()) {
 				reject(RejectionReason.TIMEOUT);
 			}
@@ -218,13 +229,15 @@ public class PathFenceFilter implements Filter {
 
 		@Override
 		public void onError(jakarta.servlet.AsyncEvent event) {
-			// The client is gone: stop waiting. A permit granted meanwhile is released on completion.
+			// The client is gone: stop waiting. A permit granted meanwhile is released on
+			// completion.
 			this.ticket.cancel();
 		}
 
 		@Override
 		public void onComplete(jakarta.servlet.AsyncEvent event) {
-			// Whatever ended the request, it holds no permit and no place in the queue afterwards.
+			// Whatever ended the request, it holds no permit and no place in the queue
+			// afterwards.
 			this.ticket.cancel();
 			this.ticket.release();
 		}

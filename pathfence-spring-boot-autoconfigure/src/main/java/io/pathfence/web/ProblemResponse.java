@@ -10,8 +10,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import io.pathfence.core.RejectionReason;
 
 /**
- * The answer to a request its path cannot take: {@code 503} with {@code Retry-After} and an RFC 9457 problem
- * body that names the path and the reason, written without a JSON library so it costs microseconds.
+ * The answer to a request its path cannot take: {@code 503} with {@code Retry-After} and
+ * an RFC 9457 problem body that names the path and the reason, written without a JSON
+ * library so it costs microseconds.
  */
 final class ProblemResponse {
 
@@ -26,8 +27,9 @@ final class ProblemResponse {
 	}
 
 	/**
-	 * @param flush whether to send the answer now; off the container's threads it is left in the response buffer
-	 * for the container to send when the request completes, so a client that does not read cannot block the caller
+	 * @param flush whether to send the answer now; off the container's threads it is left
+	 * in the response buffer for the container to send when the request completes, so a
+	 * client that does not read cannot block the caller
 	 */
 	static void write(HttpServletRequest request, HttpServletResponse response, String path, RejectionReason reason,
 			Duration retryAfter, boolean flush) throws IOException {

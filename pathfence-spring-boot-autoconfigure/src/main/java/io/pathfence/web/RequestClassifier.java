@@ -20,8 +20,9 @@ import io.pathfence.autoconfigure.InvalidPathFenceConfigurationException;
 import io.pathfence.core.PathFence;
 
 /**
- * Decides which execution path an inbound request belongs to: the path named by {@code @FencedPath} on the
- * handler that will serve it, else the first configured route that matches, else the local path.
+ * Decides which execution path an inbound request belongs to: the path named by
+ * {@code @FencedPath} on the handler that will serve it, else the first configured route
+ * that matches, else the local path.
  */
 public final class RequestClassifier {
 
@@ -34,14 +35,19 @@ public final class RequestClassifier {
 
 	private final Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths;
 
-	/** Each handler mapping's request mappings with their paths; empty when no handler names a path. */
+	/**
+	 * Each handler mapping's request mappings with their paths; empty when no handler
+	 * names a path.
+	 */
 	private volatile List<Map<RequestMappingInfo, String>> handlers;
 
 	/**
-	 * @param routes configured patterns by path name, with the HTTP methods each path's routes are limited to
-	 * @param handlerPaths each handler mapping's request mappings, in the dispatcher's order, with the path
-	 * {@code @FencedPath} names on the handler or {@link FencedHandlers#UNFENCED}; asked once, on the first
-	 * request, when every handler is registered
+	 * @param routes configured patterns by path name, with the HTTP methods each path's
+	 * routes are limited to
+	 * @param handlerPaths each handler mapping's request mappings, in the dispatcher's
+	 * order, with the path {@code @FencedPath} names on the handler or
+	 * {@link FencedHandlers#UNFENCED}; asked once, on the first request, when every
+	 * handler is registered
 	 */
 	public RequestClassifier(Map<String, PathRoutes> routes,
 			Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths) {
@@ -50,7 +56,8 @@ public final class RequestClassifier {
 
 	/**
 	 * @param exemptRoutes request path patterns that bypass the fence
-	 * @param routes configured patterns by path name, with the HTTP methods each path's routes are limited to
+	 * @param routes configured patterns by path name, with the HTTP methods each path's
+	 * routes are limited to
 	 * @param handlerPaths as for {@link #RequestClassifier(Map, Supplier)}
 	 */
 	public RequestClassifier(List<String> exemptRoutes, Map<String, PathRoutes> routes,
@@ -74,8 +81,8 @@ public final class RequestClassifier {
 	}
 
 	/**
-	 * The path of this request: {@link PathFence#LOCAL} when it belongs to none, {@link #EXEMPT} when it bypasses
-	 * the fence.
+	 * The path of this request: {@link PathFence#LOCAL} when it belongs to none,
+	 * {@link #EXEMPT} when it bypasses the fence.
 	 */
 	public String classify(HttpServletRequest request) {
 		if (!this.exempt.isEmpty()) {
@@ -108,9 +115,10 @@ public final class RequestClassifier {
 	}
 
 	/**
-	 * The path named on the handler the dispatcher will choose: within the first handler mapping that has a match,
-	 * the best match by Spring MVC's own ordering (the most specific pattern wins), so that an annotated
-	 * {@code /orders/{id}} does not claim {@code /orders/special} when another handler serves that.
+	 * The path named on the handler the dispatcher will choose: within the first handler
+	 * mapping that has a match, the best match by Spring MVC's own ordering (the most
+	 * specific pattern wins), so that an annotated {@code /orders/{id}} does not claim
+	 * {@code /orders/special} when another handler serves that.
 	 */
 	private String classifyByHandler(HttpServletRequest request, List<Map<RequestMappingInfo, String>> handlers) {
 		boolean parsedHere = !ServletRequestPathUtils.hasParsedRequestPath(request);
@@ -147,8 +155,11 @@ public final class RequestClassifier {
 		if (current == null) {
 			List<Map<RequestMappingInfo, String>> found = this.handlerPaths.get();
 			boolean anyFenced = found.stream()
-				.anyMatch((mapping) -> mapping.values().stream().anyMatch((path) -> !path.equals(FencedHandlers.UNFENCED)));
-			// Without a single @FencedPath there is nothing to look up: classify by the routes alone, cheaply.
+				.anyMatch((mapping) -> mapping.values()
+					.stream()
+					.anyMatch((path) -> !path.equals(FencedHandlers.UNFENCED)));
+			// Without a single @FencedPath there is nothing to look up: classify by the
+			// routes alone, cheaply.
 			current = anyFenced ? List.copyOf(found) : List.of();
 			this.handlers = current;
 		}

@@ -6,7 +6,8 @@ import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 
 /**
- * A configured route of a path: a request path pattern, optionally narrowed to some HTTP methods.
+ * A configured route of a path: a request path pattern, optionally narrowed to some HTTP
+ * methods.
  *
  * @param path the execution path the route belongs to
  * @param pattern the parsed request path pattern

@@ -41,9 +41,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class PathFenceAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(PathFenceAutoConfiguration.class,
-				PathFenceMetricsAutoConfiguration.class, PathFenceEndpointAutoConfiguration.class,
-				TaskExecutionAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(PathFenceAutoConfiguration.class, PathFenceMetricsAutoConfiguration.class,
+						PathFenceEndpointAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
 		.withPropertyValues("pathfence.pool-size=20", "pathfence.paths.payment.permits=4",
 				"pathfence.paths.shipping.permits=6");
 
@@ -164,13 +164,13 @@ class PathFenceAutoConfigurationTests {
 	void mdcPropagatesThroughContextPropagatingTaskDecorator() {
 		io.micrometer.context.ContextRegistry.getInstance()
 			.registerThreadLocalAccessor(new io.micrometer.context.integration.Slf4jThreadLocalAccessor());
-		this.contextRunner
-			.withBean(org.springframework.core.task.support.ContextPropagatingTaskDecorator.class)
+		this.contextRunner.withBean(org.springframework.core.task.support.ContextPropagatingTaskDecorator.class)
 			.run((context) -> {
 				PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
 				org.slf4j.MDC.put("traceId", "4bf92f3577b34da6");
 				try {
-					String seen = executor.submit("payment", () -> org.slf4j.MDC.get("traceId")).get(5, TimeUnit.SECONDS);
+					String seen = executor.submit("payment", () -> org.slf4j.MDC.get("traceId"))
+						.get(5, TimeUnit.SECONDS);
 					assertThat(seen).isEqualTo("4bf92f3577b34da6");
 				}
 				finally {
@@ -181,16 +181,16 @@ class PathFenceAutoConfigurationTests {
 
 	@Test
 	void currentObservationPropagatesThroughContextPropagatingTaskDecorator() {
-		io.micrometer.observation.ObservationRegistry observations = io.micrometer.observation.ObservationRegistry.create();
+		io.micrometer.observation.ObservationRegistry observations = io.micrometer.observation.ObservationRegistry
+			.create();
 		observations.observationConfig().observationHandler((observationContext) -> true);
 		io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor.getInstance()
 			.setObservationRegistry(observations);
-		this.contextRunner
-			.withBean(org.springframework.core.task.support.ContextPropagatingTaskDecorator.class)
+		this.contextRunner.withBean(org.springframework.core.task.support.ContextPropagatingTaskDecorator.class)
 			.run((context) -> {
 				PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
-				io.micrometer.observation.Observation order = io.micrometer.observation.Observation
-					.start("place-order", observations);
+				io.micrometer.observation.Observation order = io.micrometer.observation.Observation.start("place-order",
+						observations);
 				try (io.micrometer.observation.Observation.Scope scope = order.openScope()) {
 					Object seen = executor.submit("payment", observations::getCurrentObservation)
 						.get(5, TimeUnit.SECONDS);
@@ -205,18 +205,18 @@ class PathFenceAutoConfigurationTests {
 	@Test
 	void workersTakeBootsExecutorCustomizersButKeepTheFencesSizesAndNoDecoratorOfTheirOwn() {
 		this.contextRunner
-			.withBean(org.springframework.boot.task.ThreadPoolTaskExecutorCustomizer.class,
-					() -> (workers) -> {
-						workers.setKeepAliveSeconds(7);
-						// A customizer written for Boot's own executor must not shrink the fence's workers.
-						workers.setCorePoolSize(3);
-						workers.setMaxPoolSize(3);
-					})
+			.withBean(org.springframework.boot.task.ThreadPoolTaskExecutorCustomizer.class, () -> (workers) -> {
+				workers.setKeepAliveSeconds(7);
+				// A customizer written for Boot's own executor must not shrink the
+				// fence's workers.
+				workers.setCorePoolSize(3);
+				workers.setMaxPoolSize(3);
+			})
 			.withBean(TaskDecorator.class, () -> (task) -> task)
 			.run((context) -> {
 				PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
-				org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor workers =
-						(org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor) executor.getWorkers();
+				org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor workers = (org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor) executor
+					.getWorkers();
 				assertThat(workers.getKeepAliveSeconds()).isEqualTo(7);
 				assertThat(workers.getCorePoolSize()).isEqualTo(20);
 				assertThat(workers.getMaxPoolSize()).isEqualTo(20);
@@ -230,7 +230,8 @@ class PathFenceAutoConfigurationTests {
 	void withVirtualThreadsTasksRunOnVirtualThreadsWithinTheirPermits() {
 		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
 			PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
-			// Compiled for Java 17, so Thread.isVirtual() is looked up rather than called.
+			// Compiled for Java 17, so Thread.isVirtual() is looked up rather than
+			// called.
 			Object virtual = executor
 				.submit("payment", () -> Thread.class.getMethod("isVirtual").invoke(Thread.currentThread()))
 				.get(5, TimeUnit.SECONDS);
@@ -243,24 +244,30 @@ class PathFenceAutoConfigurationTests {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class))
 			.withBean(SimpleMeterRegistry.class)
 			.run((context) -> {
-			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
-			executor.submit("payment", () -> "done").get(5, TimeUnit.SECONDS);
-			// The future completes just before the worker gives the permit back.
-			Awaitility.await().untilAsserted(() -> assertThat(
-					registry.get("pathfence.path.service").tag("path", "payment").timer().count()).isEqualTo(1));
-			assertThat(registry.get("pathfence.path.permits").tag("path", "payment").gauge().value()).isEqualTo(4);
-			assertThat(registry.get("pathfence.path.permits").tag("path", "local").gauge().value()).isEqualTo(10);
-			assertThat(registry.get("pathfence.path.active").tag("path", "payment").gauge().value()).isZero();
-			assertThat(registry.get("pathfence.path.queued").tag("path", "shipping").gauge().value()).isZero();
-			assertThat(registry.get("pathfence.path.borrowed").tag("path", "shipping").gauge().value()).isZero();
-			assertThat(registry.get("pathfence.path.wait").tag("path", "payment").timer().count()).isEqualTo(1);
-			assertThat(registry.get("pathfence.path.service").tag("path", "payment").timer().count()).isEqualTo(1);
-			assertThat(registry.get("pathfence.path.rejected").tags("path", "payment", "reason", "queue-full")
-				.counter().count()).isZero();
-			assertThat(registry.get("pathfence.path.rejected").tags("path", "payment", "reason", "timeout")
-				.counter().count()).isZero();
-		});
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
+				executor.submit("payment", () -> "done").get(5, TimeUnit.SECONDS);
+				// The future completes just before the worker gives the permit back.
+				Awaitility.await()
+					.untilAsserted(() -> assertThat(
+							registry.get("pathfence.path.service").tag("path", "payment").timer().count())
+						.isEqualTo(1));
+				assertThat(registry.get("pathfence.path.permits").tag("path", "payment").gauge().value()).isEqualTo(4);
+				assertThat(registry.get("pathfence.path.permits").tag("path", "local").gauge().value()).isEqualTo(10);
+				assertThat(registry.get("pathfence.path.active").tag("path", "payment").gauge().value()).isZero();
+				assertThat(registry.get("pathfence.path.queued").tag("path", "shipping").gauge().value()).isZero();
+				assertThat(registry.get("pathfence.path.borrowed").tag("path", "shipping").gauge().value()).isZero();
+				assertThat(registry.get("pathfence.path.wait").tag("path", "payment").timer().count()).isEqualTo(1);
+				assertThat(registry.get("pathfence.path.service").tag("path", "payment").timer().count()).isEqualTo(1);
+				assertThat(registry.get("pathfence.path.rejected")
+					.tags("path", "payment", "reason", "queue-full")
+					.counter()
+					.count()).isZero();
+				assertThat(registry.get("pathfence.path.rejected")
+					.tags("path", "payment", "reason", "timeout")
+					.counter()
+					.count()).isZero();
+			});
 	}
 
 	@Test

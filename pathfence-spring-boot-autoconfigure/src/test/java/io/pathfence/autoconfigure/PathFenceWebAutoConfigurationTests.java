@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PathFenceWebAutoConfigurationTests {
 
 	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(PathFenceAutoConfiguration.class,
-				PathFenceWebAutoConfiguration.class, WebMvcAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(PathFenceAutoConfiguration.class, PathFenceWebAutoConfiguration.class,
+				WebMvcAutoConfiguration.class))
 		.withPropertyValues("pathfence.pool-size=10", "pathfence.paths.payment.permits=4",
 				"pathfence.paths.payment.routes=/payments/**");
 
@@ -46,13 +46,12 @@ class PathFenceWebAutoConfigurationTests {
 
 	@Test
 	void whenRoutePatternIsMalformedThenStartupFailsNamingTheRoute() {
-		this.contextRunner.withPropertyValues("pathfence.paths.payment.routes=/payments/{id")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
-				assertThat(analysis.getDescription()).contains("pathfence.paths.payment.routes[0]")
-					.contains("/payments/{id");
-			});
+		this.contextRunner.withPropertyValues("pathfence.paths.payment.routes=/payments/{id").run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("pathfence.paths.payment.routes[0]")
+				.contains("/payments/{id");
+		});
 	}
 
 	@Test
@@ -84,7 +83,8 @@ class PathFenceWebAutoConfigurationTests {
 		this.contextRunner.withUserConfiguration(UnknownPathController.class).run((context) -> {
 			assertThat(context).hasFailed();
 			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains("@FencedPath on").contains("Handlers#ship")
+			assertThat(analysis.getDescription()).contains("@FencedPath on")
+				.contains("Handlers#ship")
 				.contains("shipping");
 			assertThat(analysis.getAction()).contains("payment");
 		});

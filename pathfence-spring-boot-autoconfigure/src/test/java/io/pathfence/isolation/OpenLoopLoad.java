@@ -17,13 +17,17 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * An open-loop load of loopback HTTP requests: each stream sends on its own schedule whatever the responses do,
- * and a request's latency counts from when it was due to be sent, so a server that stalls cannot slow the load
- * down and hide its own stall. Bounded by count and time.
+ * An open-loop load of loopback HTTP requests: each stream sends on its own schedule
+ * whatever the responses do, and a request's latency counts from when it was due to be
+ * sent, so a server that stalls cannot slow the load down and hide its own stall. Bounded
+ * by count and time.
  */
 final class OpenLoopLoad {
 
-	/** One stream of requests: {@code ratePerSecond} GETs of {@code uri} for the length of the run. */
+	/**
+	 * One stream of requests: {@code ratePerSecond} GETs of {@code uri} for the length of
+	 * the run.
+	 */
 	record Stream(String name, URI uri, int ratePerSecond) {
 	}
 
@@ -89,13 +93,13 @@ final class OpenLoopLoad {
 	private OpenLoopLoad() {
 	}
 
-	/** Runs every stream for {@code length}, then waits up to {@code drain} for the last answers. */
+	/**
+	 * Runs every stream for {@code length}, then waits up to {@code drain} for the last
+	 * answers.
+	 */
 	static Map<String, Outcome> run(List<Stream> streams, Duration length, Duration drain) throws InterruptedException {
 		java.util.concurrent.ExecutorService responses = Executors.newFixedThreadPool(4);
-		HttpClient client = HttpClient.newBuilder()
-			.connectTimeout(Duration.ofSeconds(5))
-			.executor(responses)
-			.build();
+		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).executor(responses).build();
 		ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor();
 		Map<String, Outcome> outcomes = new ConcurrentHashMap<>();
 		List<CompletableFuture<?>> inFlight = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -134,7 +138,8 @@ final class OpenLoopLoad {
 				future.get(Math.max(1, left), TimeUnit.NANOSECONDS);
 			}
 			catch (Exception ex) {
-				// Counted as an error by the stream itself, or cut off by the drain limit.
+				// Counted as an error by the stream itself, or cut off by the drain
+				// limit.
 			}
 		}
 		responses.shutdownNow();

@@ -19,21 +19,25 @@ import io.pathfence.core.PathFigures;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The product's promise on a real Tomcat: path A's downstream stalls, and under open-loop load on both paths
- * path B keeps its latency with PathFence and loses it without. The control (PathFence disabled) runs the same
- * scenario in the same class and must break the same bound, which proves the bound can fail.
+ * The product's promise on a real Tomcat: path A's downstream stalls, and under open-loop
+ * load on both paths path B keeps its latency with PathFence and loses it without. The
+ * control (PathFence disabled) runs the same scenario in the same class and must break
+ * the same bound, which proves the bound can fail.
  */
 class PathIsolationTests {
 
 	private static final long STALL_MILLIS = 600;
 
 	/**
-	 * The bound on path B's p99 that PathFence must keep and the unfenced service must break: half the stall, so
-	 * a B request that ever waited for a stalled A request's thread breaks it.
+	 * The bound on path B's p99 that PathFence must keep and the unfenced service must
+	 * break: half the stall, so a B request that ever waited for a stalled A request's
+	 * thread breaks it.
 	 */
 	private static final double B_P99_BOUND_MILLIS = STALL_MILLIS / 2.0;
 
-	/** A queue-full rejection is a decision, not a wait: it must come back within this. */
+	/**
+	 * A queue-full rejection is a decision, not a wait: it must come back within this.
+	 */
 	private static final double QUEUE_FULL_P99_BOUND_MILLIS = 100;
 
 	private static StallingDownstream downstream;
@@ -54,7 +58,8 @@ class PathIsolationTests {
 		try (ConfigurableApplicationContext service = start(true)) {
 			fenced = load(service);
 			PathFence fence = service.getBean(PathFence.class);
-			// Every permit comes back once the last stalled call returns: nothing leaks, nothing stays queued.
+			// Every permit comes back once the last stalled call returns: nothing leaks,
+			// nothing stays queued.
 			Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 				for (PathFigures figures : fence.figures()) {
 					assertThat(figures.active()).as("active of %s", figures.path()).isZero();
@@ -88,12 +93,15 @@ class PathIsolationTests {
 	private static Map<String, OpenLoopLoad.Outcome> load(ConfigurableApplicationContext service) throws Exception {
 		String base = "http://127.0.0.1:" + service.getEnvironment().getProperty("local.server.port");
 		warmUp(base);
-		return OpenLoopLoad.run(List.of(new OpenLoopLoad.Stream("a", URI.create(base + "/a"), 80),
-				new OpenLoopLoad.Stream("b", URI.create(base + "/b"), 40)), Duration.ofSeconds(3),
-				Duration.ofSeconds(15));
+		return OpenLoopLoad.run(
+				List.of(new OpenLoopLoad.Stream("a", URI.create(base + "/a"), 80),
+						new OpenLoopLoad.Stream("b", URI.create(base + "/b"), 40)),
+				Duration.ofSeconds(3), Duration.ofSeconds(15));
 	}
 
-	/** First requests pay for class loading and JIT; keep that out of what is measured. */
+	/**
+	 * First requests pay for class loading and JIT; keep that out of what is measured.
+	 */
 	private static void warmUp(String base) throws Exception {
 		java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
 		for (int i = 0; i < 50; i++) {
@@ -108,10 +116,11 @@ class PathIsolationTests {
 		return new SpringApplicationBuilder(SharedServiceApplication.class)
 			.properties("server.port=0", "server.address=127.0.0.1", "downstream=" + downstream.baseUrl(),
 					"server.tomcat.threads.max=16", "server.tomcat.threads.min-spare=16",
-					"pathfence.enabled=" + pathFence, "pathfence.pool-size=16",
-					"pathfence.paths.a.permits=6", "pathfence.paths.a.routes=/a/**", "pathfence.paths.a.max-queue=6",
+					"pathfence.enabled=" + pathFence, "pathfence.pool-size=16", "pathfence.paths.a.permits=6",
+					"pathfence.paths.a.routes=/a/**", "pathfence.paths.a.max-queue=6",
 					"pathfence.paths.a.queue-timeout=200ms", "pathfence.paths.b.permits=6",
-					"pathfence.paths.b.routes=/b/**", "spring.main.banner-mode=off", "spring.mvc.servlet.load-on-startup=1", "logging.level.root=warn")
+					"pathfence.paths.b.routes=/b/**", "spring.main.banner-mode=off",
+					"spring.mvc.servlet.load-on-startup=1", "logging.level.root=warn")
 			.run();
 	}
 

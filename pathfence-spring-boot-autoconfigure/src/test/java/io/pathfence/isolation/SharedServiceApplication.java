@@ -14,8 +14,9 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A service shared by two execution paths: {@code /a} calls a downstream that stalls, {@code /b} one that
- * answers at once. Both block their request thread on the call, as ordinary synchronous services do.
+ * A service shared by two execution paths: {@code /a} calls a downstream that stalls,
+ * {@code /b} one that answers at once. Both block their request thread on the call, as
+ * ordinary synchronous services do.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration

@@ -12,8 +12,9 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 /**
- * Two loopback downstreams in one server: {@code /stall} answers after a fixed pause (a millibottleneck that
- * lasts the whole run), {@code /fast} answers at once. It has threads enough never to be the bottleneck itself.
+ * Two loopback downstreams in one server: {@code /stall} answers after a fixed pause (a
+ * millibottleneck that lasts the whole run), {@code /fast} answers at once. It has
+ * threads enough never to be the bottleneck itself.
  */
 final class StallingDownstream implements AutoCloseable {
 

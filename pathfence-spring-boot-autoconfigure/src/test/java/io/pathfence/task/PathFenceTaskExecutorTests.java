@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@link PathFenceTaskExecutor} over real threads: one task at a time per permit, fast rejection, timeouts and
- * cancellation that give their place back.
+ * {@link PathFenceTaskExecutor} over real threads: one task at a time per permit, fast
+ * rejection, timeouts and cancellation that give their place back.
  */
 class PathFenceTaskExecutorTests {
 
@@ -109,7 +109,8 @@ class PathFenceTaskExecutorTests {
 
 	@Test
 	void executedTaskThatThrowsStillHandsItsPermitToTheNextTask() throws Exception {
-		// As in any thread pool, an execute() task's exception ends its worker thread; catch it where it lands.
+		// As in any thread pool, an execute() task's exception ends its worker thread;
+		// catch it where it lands.
 		java.util.Queue<Throwable> uncaught = new java.util.concurrent.ConcurrentLinkedQueue<>();
 		this.workers.setThreadFactory((runnable) -> {
 			Thread thread = new Thread(runnable);

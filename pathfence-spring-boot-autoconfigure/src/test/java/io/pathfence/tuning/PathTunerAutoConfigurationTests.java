@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PathTunerAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(PathFenceAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(PathFenceAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
 		.withPropertyValues("pathfence.pool-size=20", "pathfence.paths.payment.permits=4",
 				"pathfence.tuning.enabled=true");
 

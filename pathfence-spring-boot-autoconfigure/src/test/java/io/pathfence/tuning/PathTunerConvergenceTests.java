@@ -24,10 +24,11 @@ import io.pathfence.task.PathFenceTaskExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A path whose throughput peaks at a known concurrency: its work needs one of {@value #CORES} simulated cores for
- * {@value #WORK_MILLIS} ms, so beyond {@value #CORES} concurrent tasks throughput stays flat and only response time
- * grows. Closed-loop clients keep more work waiting than the reservation admits. Started far above the knee, the
- * tuner must bring the reservation near it, and keep the throughput of the knee.
+ * A path whose throughput peaks at a known concurrency: its work needs one of
+ * {@value #CORES} simulated cores for {@value #WORK_MILLIS} ms, so beyond {@value #CORES}
+ * concurrent tasks throughput stays flat and only response time grows. Closed-loop
+ * clients keep more work waiting than the reservation admits. Started far above the knee,
+ * the tuner must bring the reservation near it, and keep the throughput of the knee.
  */
 class PathTunerConvergenceTests {
 
@@ -49,7 +50,10 @@ class PathTunerConvergenceTests {
 		SctConfig config = SctConfig.builder().interval(Duration.ofMillis(50)).window(Duration.ofSeconds(3)).build();
 		PathTuner tuner = new PathTuner(fenceRef::get, List.of("work"), config, new ReservationStep(1, 32, 4, 1), 1,
 				System::nanoTime, Clock.systemUTC());
-		PathFence fence = PathFence.builder(40).path("work", START_PERMITS, 1000, Duration.ZERO).listener(tuner).build();
+		PathFence fence = PathFence.builder(40)
+			.path("work", START_PERMITS, 1000, Duration.ZERO)
+			.listener(tuner)
+			.build();
 		fenceRef.set(fence);
 		ThreadPoolTaskExecutor workers = new ThreadPoolTaskExecutor();
 		workers.setCorePoolSize(40);
@@ -75,17 +79,16 @@ class PathTunerConvergenceTests {
 			while (System.nanoTime() < deadline) {
 				TuningDecision decision = tuner.decide().get("work");
 				trajectory.add(decision.permitsAfter());
-				System.out.println(decision.permitsBefore() + " -> " + decision.permitsAfter() + " " + decision.verdict()
-						+ ": " + decision.reason());
+				System.out.println(decision.permitsBefore() + " -> " + decision.permitsAfter() + " "
+						+ decision.verdict() + ": " + decision.reason());
 				Thread.sleep(750);
 			}
-			// Where it settled: the median of the last 8 decisions, since it still probes a step either side now
+			// Where it settled: the median of the last 8 decisions, since it still probes
+			// a step either side now
 			// and then and comes back.
-			settled = trajectory.subList(trajectory.size() - 8, trajectory.size()).stream()
-				.sorted()
-				.toList()
-				.get(3);
-			// Tuning stops here; the two reservations are measured in alternation, so that a change in the shared
+			settled = trajectory.subList(trajectory.size() - 8, trajectory.size()).stream().sorted().toList().get(3);
+			// Tuning stops here; the two reservations are measured in alternation, so
+			// that a change in the shared
 			// machine's load hits both alike.
 			for (int round = 0; round < 2; round++) {
 				settledThroughput += throughputAt(fence, settled);
@@ -103,8 +106,8 @@ class PathTunerConvergenceTests {
 				+ settledThroughput / 2 + "/s, at the knee " + kneeThroughput / 2 + "/s");
 		assertThat(this.clientFailures).as("exceptions the clients met").isEmpty();
 		assertThat(clients).as("clients still running").noneMatch(Thread::isAlive);
-		assertThat((double) settled).as("settled reservation, started at %d, knee at %d: %s", START_PERMITS, CORES,
-				trajectory)
+		assertThat((double) settled)
+			.as("settled reservation, started at %d, knee at %d: %s", START_PERMITS, CORES, trajectory)
 			.isBetween(CORES * 0.8, CORES * 1.2);
 		assertThat(settledThroughput).as("throughput at %d against the knee's", settled)
 			.isGreaterThanOrEqualTo(0.9 * kneeThroughput);
@@ -138,7 +141,10 @@ class PathTunerConvergenceTests {
 		}
 	}
 
-	/** Completions per second over one second with the reservation at {@code permits}, after 300 ms to settle. */
+	/**
+	 * Completions per second over one second with the reservation at {@code permits},
+	 * after 300 ms to settle.
+	 */
 	private double throughputAt(PathFence fence, int permits) throws InterruptedException {
 		fence.resize("work", permits);
 		Thread.sleep(300);

@@ -18,8 +18,9 @@ import io.pathfence.sct.SctConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A path held at one permit while a task always waits for it, on a clock the test moves: one tuning decision must
- * grow the reservation, and the decision must show in {@code pathfence.tuning.decisions}.
+ * A path held at one permit while a task always waits for it, on a clock the test moves:
+ * one tuning decision must grow the reservation, and the decision must show in
+ * {@code pathfence.tuning.decisions}.
  */
 class PathTunerMeterTests {
 
@@ -35,7 +36,10 @@ class PathTunerMeterTests {
 		PathFence[] fence = new PathFence[1];
 		PathTuner tuner = new PathTuner(() -> fence[0], List.of("work"), config, new ReservationStep(1, 3, 4, 1), 1,
 				this.now::get, Clock.systemUTC());
-		fence[0] = PathFence.builder(4).nanoClock(this.now::get).path("work", 1, 10, Duration.ZERO).listener(tuner)
+		fence[0] = PathFence.builder(4)
+			.nanoClock(this.now::get)
+			.path("work", 1, 10, Duration.ZERO)
+			.listener(tuner)
 			.build();
 		new PathFenceMeterBinder(fence[0], tuner).bindTo(this.registry);
 		keepOneTaskRunningAndOneWaiting(fence[0], Duration.ofSeconds(1));
@@ -51,7 +55,10 @@ class PathTunerMeterTests {
 		assertThat(decisions("insufficient-data")).isZero();
 	}
 
-	/** Tasks of 10 ms back to back through the fence, each next one queued before the running one ends. */
+	/**
+	 * Tasks of 10 ms back to back through the fence, each next one queued before the
+	 * running one ends.
+	 */
 	private void keepOneTaskRunningAndOneWaiting(PathFence fence, Duration duration) {
 		Deque<Ticket> granted = new ArrayDeque<>();
 		Ticket first = fence.acquire("work", granted::add);
@@ -67,8 +74,10 @@ class PathTunerMeterTests {
 	}
 
 	private double decisions(String verdict) {
-		return this.registry.get("pathfence.tuning.decisions").tags("path", "work", "verdict", verdict)
-			.functionCounter().count();
+		return this.registry.get("pathfence.tuning.decisions")
+			.tags("path", "work", "verdict", verdict)
+			.functionCounter()
+			.count();
 	}
 
 }

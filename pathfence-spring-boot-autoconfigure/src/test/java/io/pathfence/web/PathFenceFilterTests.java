@@ -35,8 +35,8 @@ import io.pathfence.task.CurrentPath;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The inbound filter on a real Tomcat: classification, queueing without a thread, fast explicit rejection, and
- * permits that come back however a request ends.
+ * The inbound filter on a real Tomcat: classification, queueing without a thread, fast
+ * explicit rejection, and permits that come back however a request ends.
  */
 class PathFenceFilterTests {
 
@@ -83,7 +83,8 @@ class PathFenceFilterTests {
 
 	@Test
 	void requestServedByAnUnannotatedHandlerIsNotClaimedByALooserAnnotatedPattern() throws Exception {
-		// /annotated/{id} also matches, but Spring MVC serves /annotated/special with the more specific handler.
+		// /annotated/{id} also matches, but Spring MVC serves /annotated/special with the
+		// more specific handler.
 		assertThat(get("/annotated/special").body()).isEqualTo(PathFence.LOCAL);
 	}
 
@@ -120,8 +121,8 @@ class PathFenceFilterTests {
 		assertThat(tookMillis).as("queue-full answer time").isLessThan(1000);
 		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("2");
 		assertThat(rejected.headers().firstValue("X-PathFence-Path")).hasValue("gate");
-		assertThat(rejected.headers().firstValue("Content-Type")).hasValueSatisfying(
-				(type) -> assertThat(type).startsWith("application/problem+json"));
+		assertThat(rejected.headers().firstValue("Content-Type"))
+			.hasValueSatisfying((type) -> assertThat(type).startsWith("application/problem+json"));
 		assertThat(rejected.body()).contains("\"status\":503", "\"path\":\"gate\"", "\"reason\":\"queue-full\"",
 				"\"instance\":\"/gate/3\"");
 
@@ -152,10 +153,15 @@ class PathFenceFilterTests {
 		awaitFigures("gate", 1, 0);
 		getAsync("/gate/2");
 		awaitFigures("gate", 1, 1);
-		// Tomcat's threads: one held by the running request, none by the queued one. A container thread that works
-		// on a request, or is blocked anywhere in the filter chain (our filter included), has the chain on its stack.
-		long busy = Thread.getAllStackTraces().entrySet().stream()
-			.filter((entry) -> entry.getKey().getName().contains("http-nio") && entry.getKey().getName().contains("exec"))
+		// Tomcat's threads: one held by the running request, none by the queued one. A
+		// container thread that works
+		// on a request, or is blocked anywhere in the filter chain (our filter included),
+		// has the chain on its stack.
+		long busy = Thread.getAllStackTraces()
+			.entrySet()
+			.stream()
+			.filter((entry) -> entry.getKey().getName().contains("http-nio")
+					&& entry.getKey().getName().contains("exec"))
 			.filter((entry) -> java.util.Arrays.stream(entry.getValue())
 				.anyMatch((frame) -> frame.getClassName().equals("org.apache.catalina.core.ApplicationFilterChain")))
 			.count();
@@ -167,7 +173,8 @@ class PathFenceFilterTests {
 	@Test
 	void clientsThatDisconnectLeaveNoPermitHeld() throws Exception {
 		int port = Integer.parseInt(this.service.getEnvironment().getProperty("local.server.port"));
-		// One client disconnects while its request runs, one while its request waits in the queue.
+		// One client disconnects while its request runs, one while its request waits in
+		// the queue.
 		Socket running = rawGet(port, "/gate/running");
 		awaitFigures("gate", 1, 0);
 		Socket queued = rawGet(port, "/gate/queued");
@@ -181,7 +188,8 @@ class PathFenceFilterTests {
 		// The path still works afterwards: its permit is really back.
 		gate = new CountDownLatch(0);
 		assertThat(get("/gate/after").statusCode()).isEqualTo(200);
-		// The client may read the answer a moment before the filter gives the permit back.
+		// The client may read the answer a moment before the filter gives the permit
+		// back.
 		PathFence fence = this.service.getBean(PathFence.class);
 		Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
 			for (PathFigures figures : fence.figures()) {
@@ -256,8 +264,8 @@ class PathFenceFilterTests {
 			@GetMapping("/actuator/probe")
 			String probe() {
 				// An exempt request holds no permit, so it has no path.
-				return PathFence.LOCAL.equals(CurrentPath.get())
-						&& this.fence.figures(PathFence.LOCAL).active() == 0 ? "unfenced" : "fenced";
+				return PathFence.LOCAL.equals(CurrentPath.get()) && this.fence.figures(PathFence.LOCAL).active() == 0
+						? "unfenced" : "fenced";
 			}
 
 			@GetMapping("/orders/async")

@@ -1,9 +1,10 @@
 package io.pathfence.testcontainers;
 
 /**
- * The Envoy bootstrap a {@link PathFenceContainer} runs: one listener that routes everything to one target
- * cluster, optionally through the PathFence Wasm filter, and the admin interface. Like Istio's inbound side, the
- * route has no timeout and the cluster's circuit breakers are opened wide, so only the filter limits requests.
+ * The Envoy bootstrap a {@link PathFenceContainer} runs: one listener that routes
+ * everything to one target cluster, optionally through the PathFence Wasm filter, and the
+ * admin interface. Like Istio's inbound side, the route has no timeout and the cluster's
+ * circuit breakers are opened wide, so only the filter limits requests.
  */
 final class EnvoyBootstrap {
 
@@ -36,7 +37,10 @@ final class EnvoyBootstrap {
 		this.filterConfig = filterConfig;
 	}
 
-	/** The same bootstrap with the PathFence filter (module at {@code modulePath}) before the router. */
+	/**
+	 * The same bootstrap with the PathFence filter (module at {@code modulePath}) before
+	 * the router.
+	 */
 	EnvoyBootstrap withFilter(String modulePath, String vmId, String filterConfig) {
 		return new EnvoyBootstrap(this.proxyPort, this.adminPort, this.targetHost, this.targetPort, modulePath, vmId,
 				filterConfig);
@@ -75,7 +79,8 @@ final class EnvoyBootstrap {
 				      {"max_connections": 100000, "max_pending_requests": 100000, "max_requests": 100000}]},
 				    "load_assignment": {"cluster_name": "target", "endpoints": [{"lb_endpoints": [{"endpoint": {
 				      "address": {"socket_address": {"address": %s, "port_value": %d}}}}]}]}}]}}
-				""".formatted(this.adminPort, this.proxyPort, filters, quote(this.targetHost), this.targetPort);
+				"""
+			.formatted(this.adminPort, this.proxyPort, filters, quote(this.targetHost), this.targetPort);
 	}
 
 	/** A JSON string literal. */

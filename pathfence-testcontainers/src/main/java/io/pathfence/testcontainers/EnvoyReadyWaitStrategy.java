@@ -13,9 +13,9 @@ import org.testcontainers.containers.ContainerLaunchException;
 import org.testcontainers.containers.wait.strategy.AbstractWaitStrategy;
 
 /**
- * Waits until Envoy's admin {@code /ready} answers 200, and fails at once when Envoy exits first: a refused
- * filter configuration stops Envoy within a second, and the test should see the filter's message then, not a
- * timeout a minute later.
+ * Waits until Envoy's admin {@code /ready} answers 200, and fails at once when Envoy
+ * exits first: a refused filter configuration stops Envoy within a second, and the test
+ * should see the filter's message then, not a timeout a minute later.
  */
 final class EnvoyReadyWaitStrategy extends AbstractWaitStrategy {
 
@@ -38,8 +38,8 @@ final class EnvoyReadyWaitStrategy extends AbstractWaitStrategy {
 				return;
 			}
 			if (System.nanoTime() > deadline) {
-				throw new ContainerLaunchException("Envoy's admin /ready did not answer 200 within "
-						+ this.startupTimeout.toSeconds() + " s");
+				throw new ContainerLaunchException(
+						"Envoy's admin /ready did not answer 200 within " + this.startupTimeout.toSeconds() + " s");
 			}
 			try {
 				Thread.sleep(100);
@@ -69,7 +69,10 @@ final class EnvoyReadyWaitStrategy extends AbstractWaitStrategy {
 		}
 	}
 
-	/** Why Envoy stopped: its exit code and the log lines that say so (the filter's own line first). */
+	/**
+	 * Why Envoy stopped: its exit code and the log lines that say so (the filter's own
+	 * line first).
+	 */
 	private String exitReport() {
 		InspectContainerResponse.ContainerState state = this.waitStrategyTarget.getCurrentContainerInfo().getState();
 		String logs = this.waitStrategyTarget.getLogs();

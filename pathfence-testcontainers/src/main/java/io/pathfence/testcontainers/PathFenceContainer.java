@@ -21,8 +21,8 @@ import org.testcontainers.utility.DockerImageName;
 import org.testcontainers.utility.MountableFile;
 
 /**
- * Envoy with the PathFence filter and a given configuration in front of one target: another container on the same
- * network, or a port of the host.
+ * Envoy with the PathFence filter and a given configuration in front of one target:
+ * another container on the same network, or a port of the host.
  *
  * <pre>{@code
  * PathFenceContainer envoy = new PathFenceContainer(DEFAULT_IMAGE_NAME.withTag(DEFAULT_TAG))
@@ -33,34 +33,46 @@ import org.testcontainers.utility.MountableFile;
  * // send requests to envoy.getProxyUrl(); read envoy.getPathStat("orders", "active")
  * }</pre>
  *
- * The image must hold Envoy 1.40 or later at {@value #ENVOY_BINARY} (the official {@code envoyproxy/envoy} image
- * does; a locally built one can be declared a substitute with
- * {@link DockerImageName#asCompatibleSubstituteFor(String)} or built with {@link LocalEnvoyImage}). The filter
- * module is the one shipped in this jar unless {@link #withFilterModule(MountableFile)} names another. Envoy runs
- * with two worker threads by default, like an Istio sidecar, so counts shared across workers are exercised.
- * Routes have no timeout, as on Istio's inbound side: only the filter bounds how long a request waits.
+ * The image must hold Envoy 1.40 or later at {@value #ENVOY_BINARY} (the official
+ * {@code envoyproxy/envoy} image does; a locally built one can be declared a substitute
+ * with {@link DockerImageName#asCompatibleSubstituteFor(String)} or built with
+ * {@link LocalEnvoyImage}). The filter module is the one shipped in this jar unless
+ * {@link #withFilterModule(MountableFile)} names another. Envoy runs with two worker
+ * threads by default, like an Istio sidecar, so counts shared across workers are
+ * exercised. Routes have no timeout, as on Istio's inbound side: only the filter bounds
+ * how long a request waits.
  * <p>
- * An invalid PathFence configuration keeps Envoy from starting: {@link #start()} fails at once with the
- * filter's own message ({@code invalid pathfence configuration: field ...}) in the exception.
+ * An invalid PathFence configuration keeps Envoy from starting: {@link #start()} fails at
+ * once with the filter's own message ({@code invalid pathfence configuration: field ...})
+ * in the exception.
  */
 public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 
 	/** The official Envoy image, which this container is compatible with. */
 	public static final DockerImageName DEFAULT_IMAGE_NAME = DockerImageName.parse("envoyproxy/envoy");
 
-	/** The tag of the official image with the Envoy this filter is built and tested against (1.40.0). */
+	/**
+	 * The tag of the official image with the Envoy this filter is built and tested
+	 * against (1.40.0).
+	 */
 	public static final String DEFAULT_TAG = "v1.40.0";
 
 	/** Port of the fenced listener inside the container. */
 	public static final int PROXY_PORT = 10000;
 
-	/** Port of Envoy's admin interface ({@code /ready}, {@code /stats}) inside the container. */
+	/**
+	 * Port of Envoy's admin interface ({@code /ready}, {@code /stats}) inside the
+	 * container.
+	 */
 	public static final int ADMIN_PORT = 9901;
 
 	/** Where the image must hold the Envoy binary. */
 	public static final String ENVOY_BINARY = "/usr/local/bin/envoy";
 
-	/** The host name under which a container reaches the Docker host ({@link #withHostTarget(int)}). */
+	/**
+	 * The host name under which a container reaches the Docker host
+	 * ({@link #withHostTarget(int)}).
+	 */
 	public static final String HOST_GATEWAY_NAME = "host.docker.internal";
 
 	static final String BOOTSTRAP_PATH = "/etc/pathfence/envoy.json";
@@ -99,7 +111,8 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 
 	/**
 	 * A container of an image that is being built, such as an
-	 * {@link org.testcontainers.images.builder.ImageFromDockerfile} or a {@link LocalEnvoyImage}.
+	 * {@link org.testcontainers.images.builder.ImageFromDockerfile} or a
+	 * {@link LocalEnvoyImage}.
 	 */
 	public PathFenceContainer(Future<String> image) {
 		super(image);
@@ -112,8 +125,8 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 	}
 
 	/**
-	 * The filter's JSON configuration, as documented in the filter's README (the value Istio's
-	 * {@code pluginConfig} carries).
+	 * The filter's JSON configuration, as documented in the filter's README (the value
+	 * Istio's {@code pluginConfig} carries).
 	 */
 	public PathFenceContainer withPathFenceConfig(String json) {
 		this.pathFenceConfig = Objects.requireNonNull(json, "json");
@@ -134,8 +147,9 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 	}
 
 	/**
-	 * Sends every request to {@code port} of {@code target}, a container on the same network (this container
-	 * joins the target's network when it has none of its own) that starts first.
+	 * Sends every request to {@code port} of {@code target}, a container on the same
+	 * network (this container joins the target's network when it has none of its own)
+	 * that starts first.
 	 */
 	public PathFenceContainer withTarget(GenericContainer<?> target, int port) {
 		Network network = target.getNetwork();
@@ -161,15 +175,18 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 	}
 
 	/**
-	 * Sends every request to {@code port} of the Docker host, through Docker's host gateway: the service must
-	 * listen on an address the containers can reach (all interfaces, or the bridge's), not only on loopback.
+	 * Sends every request to {@code port} of the Docker host, through Docker's host
+	 * gateway: the service must listen on an address the containers can reach (all
+	 * interfaces, or the bridge's), not only on loopback.
 	 */
 	public PathFenceContainer withHostTarget(int port) {
 		withExtraHost(HOST_GATEWAY_NAME, "host-gateway");
 		return withTarget(HOST_GATEWAY_NAME, port);
 	}
 
-	/** Envoy's worker threads ({@code --concurrency}); 2 by default, like Istio's sidecar. */
+	/**
+	 * Envoy's worker threads ({@code --concurrency}); 2 by default, like Istio's sidecar.
+	 */
 	public PathFenceContainer withConcurrency(int workers) {
 		if (workers < 1) {
 			throw new IllegalArgumentException("concurrency must be at least 1, was " + workers);
@@ -196,9 +213,8 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 		EnvoyBootstrap bootstrap = new EnvoyBootstrap(PROXY_PORT, ADMIN_PORT, this.targetHost, this.targetPort);
 		if (this.filterEnabled) {
 			bootstrap = bootstrap.withFilter(MODULE_PATH, this.vmId, this.pathFenceConfig);
-			withCopyToContainer(
-					(this.filterModule != null) ? this.filterModule : MountableFile.forClasspathResource(BUNDLED_MODULE),
-					MODULE_PATH);
+			withCopyToContainer((this.filterModule != null) ? this.filterModule
+					: MountableFile.forClasspathResource(BUNDLED_MODULE), MODULE_PATH);
 		}
 		withCopyToContainer(Transferable.of(bootstrap.toJson()), BOOTSTRAP_PATH);
 		setCommand(ENVOY_BINARY, "-c", BOOTSTRAP_PATH, "--concurrency", Integer.toString(this.concurrency),
@@ -231,22 +247,26 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 	}
 
 	/**
-	 * The filter's stats ({@code wasmcustom.pathfence.<path>.<stat>}) by full name, read from the admin
-	 * interface now. Each worker adds its deltas on its 2 ms tick, so a value may trail by a few milliseconds.
+	 * The filter's stats ({@code wasmcustom.pathfence.<path>.<stat>}) by full name, read
+	 * from the admin interface now. Each worker adds its deltas on its 2 ms tick, so a
+	 * value may trail by a few milliseconds.
 	 */
 	public Map<String, Long> getPathFenceStats() {
 		return getStats("^wasmcustom\\.pathfence\\.");
 	}
 
 	/**
-	 * One stat of one path, for example {@code getPathStat("orders", "active")}; 0 when Envoy has not
-	 * reported it yet.
+	 * One stat of one path, for example {@code getPathStat("orders", "active")}; 0 when
+	 * Envoy has not reported it yet.
 	 */
 	public long getPathStat(String path, String stat) {
 		return getPathFenceStats().getOrDefault("wasmcustom.pathfence." + path + "." + stat, 0L);
 	}
 
-	/** Envoy's counters and gauges whose name matches the regular expression {@code filter}. */
+	/**
+	 * Envoy's counters and gauges whose name matches the regular expression
+	 * {@code filter}.
+	 */
 	public Map<String, Long> getStats(String filter) {
 		String body = admin("/stats?filter=" + URLEncoder.encode(filter, StandardCharsets.UTF_8));
 		Map<String, Long> stats = new LinkedHashMap<>();
@@ -257,7 +277,8 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 					stats.put(line.substring(0, colon), Long.parseLong(line.substring(colon + 2).trim()));
 				}
 				catch (NumberFormatException histogram) {
-					// histograms print their quantiles, not a number; they are not stats this method returns
+					// histograms print their quantiles, not a number; they are not stats
+					// this method returns
 				}
 			}
 		}

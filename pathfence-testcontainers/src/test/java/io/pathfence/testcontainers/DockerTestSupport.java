@@ -13,10 +13,11 @@ import org.junit.jupiter.api.Assumptions;
 import org.testcontainers.DockerClientFactory;
 
 /**
- * What the container tests need from the machine: a Docker engine, the locally built base image (made by
- * {@code scripts/docker.sh}, since no image can be pulled) and Envoy from the project's venv. When one is missing
- * the tests fail under {@code CI=true} and are skipped with the reason otherwise. Shared with the
- * {@code integration-tests} module through this module's test jar.
+ * What the container tests need from the machine: a Docker engine, the locally built base
+ * image (made by {@code scripts/docker.sh}, since no image can be pulled) and Envoy from
+ * the project's venv. When one is missing the tests fail under {@code CI=true} and are
+ * skipped with the reason otherwise. Shared with the {@code integration-tests} module
+ * through this module's test jar.
  */
 public final class DockerTestSupport {
 
@@ -31,7 +32,10 @@ public final class DockerTestSupport {
 	private DockerTestSupport() {
 	}
 
-	/** Fails (CI) or skips (elsewhere) unless Docker, the base image and Envoy are all here. */
+	/**
+	 * Fails (CI) or skips (elsewhere) unless Docker, the base image and Envoy are all
+	 * here.
+	 */
 	public static void requireDocker() {
 		if (!DockerClientFactory.instance().isDockerAvailable()) {
 			missing("no Docker engine answers (start one with scripts/docker.sh; Testcontainers also needs "
@@ -41,7 +45,8 @@ public final class DockerTestSupport {
 			DockerClientFactory.instance().client().inspectImageCmd(BASE_IMAGE).exec();
 		}
 		catch (NotFoundException ex) {
-			missing("the base image " + BASE_IMAGE + " is not built (scripts/docker.sh builds it; no image can be pulled)");
+			missing("the base image " + BASE_IMAGE
+					+ " is not built (scripts/docker.sh builds it; no image can be pulled)");
 		}
 		if (envoyBinary() == null) {
 			missing("no Envoy binary under " + venv() + " (scripts/tools.sh installs it)");
@@ -52,7 +57,8 @@ public final class DockerTestSupport {
 		if ("true".equals(System.getenv("CI"))) {
 			Assertions.fail(reason + "; CI=true, so this is a failure, not a skip");
 		}
-		// Printed as well: Maven's summary shows a class skipped before all its tests only as "Tests run: 0".
+		// Printed as well: Maven's summary shows a class skipped before all its tests
+		// only as "Tests run: 0".
 		System.out.println("SKIPPED: " + reason);
 		Assumptions.abort("Skipped: " + reason);
 	}
@@ -74,8 +80,9 @@ public final class DockerTestSupport {
 	}
 
 	/**
-	 * The Envoy executable itself: {@code .venv/bin/envoy} is a Python launcher that cannot run in a container,
-	 * the binary it executes lives in the {@code envoy} package's {@code _bin} folder.
+	 * The Envoy executable itself: {@code .venv/bin/envoy} is a Python launcher that
+	 * cannot run in a container, the binary it executes lives in the {@code envoy}
+	 * package's {@code _bin} folder.
 	 */
 	static Path envoyBinary() {
 		Path lib = venv().resolve("lib");

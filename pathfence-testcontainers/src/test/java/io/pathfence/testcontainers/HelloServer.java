@@ -10,9 +10,9 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 /**
- * The container tests' target: answers {@code /sleep/<ms>} after that many milliseconds and anything else at
- * once, with the request path in the body. Runs in the base image from its class file ({@code java -cp /app}),
- * or in the test JVM as a host target.
+ * The container tests' target: answers {@code /sleep/<ms>} after that many milliseconds
+ * and anything else at once, with the request path in the body. Runs in the base image
+ * from its class file ({@code java -cp /app}), or in the test JVM as a host target.
  */
 public final class HelloServer {
 

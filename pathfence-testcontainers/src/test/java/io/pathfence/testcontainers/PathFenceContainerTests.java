@@ -21,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The container against a real Envoy with the shipped filter, in front of a container target and a host target.
+ * The container against a real Envoy with the shipped filter, in front of a container
+ * target and a host target.
  */
 class PathFenceContainerTests {
 
@@ -34,7 +35,10 @@ class PathFenceContainerTests {
 
 	private static GenericContainer<?> target;
 
-	/** Per test, so that without Docker each test is reported skipped; the target starts once. */
+	/**
+	 * Per test, so that without Docker each test is reported skipped; the target starts
+	 * once.
+	 */
 	@BeforeEach
 	void startTarget() {
 		DockerTestSupport.requireDocker();
@@ -42,8 +46,7 @@ class PathFenceContainerTests {
 			return;
 		}
 		network = Network.newNetwork();
-		target = new GenericContainer<>(DockerTestSupport.BASE_IMAGE)
-			.withNetwork(network)
+		target = new GenericContainer<>(DockerTestSupport.BASE_IMAGE).withNetwork(network)
 			.withCopyToContainer(MountableFile.forClasspathResource("io/pathfence/testcontainers/HelloServer.class"),
 					"/app/io/pathfence/testcontainers/HelloServer.class")
 			.withCommand("java", "-Xmx32m", "-XX:TieredStopAtLevel=1", "-cp", "/app",
@@ -65,8 +68,7 @@ class PathFenceContainerTests {
 
 	@Test
 	void whenPathIsFullThenEnvoyRefusesWith503NamingThePathAndReleasesTheSlotAfterwards() throws Exception {
-		try (PathFenceContainer envoy = new PathFenceContainer(DockerTestSupport.envoyImage())
-			.withTarget(target, 8080)
+		try (PathFenceContainer envoy = new PathFenceContainer(DockerTestSupport.envoyImage()).withTarget(target, 8080)
 			.withPathFenceConfig(ONE_SLOW_AT_A_TIME)) {
 			envoy.start();
 
@@ -89,8 +91,7 @@ class PathFenceContainerTests {
 
 	@Test
 	void whenConfigurationIsInvalidThenStartFailsWithTheFiltersMessage() {
-		try (PathFenceContainer envoy = new PathFenceContainer(DockerTestSupport.envoyImage())
-			.withTarget(target, 8080)
+		try (PathFenceContainer envoy = new PathFenceContainer(DockerTestSupport.envoyImage()).withTarget(target, 8080)
 			.withPathFenceConfig("""
 					{"paths": [{"name": "slow", "match": {"prefix": "/sleep"}, "max_concurency": 1}]}""")) {
 			long started = System.nanoTime();

@@ -21,13 +21,15 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's user test, kept in step with it: the same code except the image, which is the locally built
- * {@link LocalEnvoyImage} because no registry is reachable here (the README names the official
- * {@code envoyproxy/envoy} image), and the Docker check this module's tests make first.
+ * The README's user test, kept in step with it: the same code except the image, which is
+ * the locally built {@link LocalEnvoyImage} because no registry is reachable here (the
+ * README names the official {@code envoyproxy/envoy} image), and the Docker check this
+ * module's tests make first.
  */
 class ReadmeExampleTests {
 
-	// The service under test: here a stand-in on the host whose orders wait until the test lets them finish.
+	// The service under test: here a stand-in on the host whose orders wait until the
+	// test lets them finish.
 	static final CountDownLatch shippingAnswers = new CountDownLatch(1);
 
 	static HttpServer orders;
@@ -52,8 +54,7 @@ class ReadmeExampleTests {
 		orders.setExecutor(Executors.newCachedThreadPool());
 		orders.start();
 
-		envoy = new PathFenceContainer(DockerTestSupport.envoyImage())
-			.withHostTarget(orders.getAddress().getPort())
+		envoy = new PathFenceContainer(DockerTestSupport.envoyImage()).withHostTarget(orders.getAddress().getPort())
 			.withPathFenceConfig("""
 					{"paths": [{"name": "place-order", "match": {"prefix": "/orders", "method": "POST"},
 					            "max_concurrency": 4, "max_queue": 0}]}""");

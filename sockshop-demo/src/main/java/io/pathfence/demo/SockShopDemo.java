@@ -6,8 +6,8 @@ import io.pathfence.demo.run.RunCommand;
 import io.pathfence.demo.service.ServiceApplication;
 
 /**
- * One jar, two jobs: {@code run ...} runs the experiment (it starts the services itself), and
- * {@code --role=NAME} starts one service of the shop.
+ * One jar, two jobs: {@code run ...} runs the experiment (it starts the services itself),
+ * and {@code --role=NAME} starts one service of the shop.
  */
 public final class SockShopDemo {
 

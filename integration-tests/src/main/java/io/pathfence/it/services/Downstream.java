@@ -10,9 +10,9 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 /**
- * A downstream service: answers every request after {@code --delay-ms} (a request's {@code ?delay=} overrides it),
- * on as many threads as it needs, so that a stall here is a pure wait and never a queue of its own. {@code /health}
- * answers at once.
+ * A downstream service: answers every request after {@code --delay-ms} (a request's
+ * {@code ?delay=} overrides it), on as many threads as it needs, so that a stall here is
+ * a pure wait and never a queue of its own. {@code /health} answers at once.
  */
 final class Downstream {
 

@@ -8,9 +8,10 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 
 /**
- * The shared service of the scenarios: {@code GET /orders} calls shipping, {@code GET /user} calls the user
- * service, each synchronously on its Tomcat thread, and Tomcat has 8 threads (application.properties). A stall
- * of shipping therefore holds Tomcat threads, which is what a fence must contain.
+ * The shared service of the scenarios: {@code GET /orders} calls shipping,
+ * {@code GET /user} calls the user service, each synchronously on its Tomcat thread, and
+ * Tomcat has 8 threads (application.properties). A stall of shipping therefore holds
+ * Tomcat threads, which is what a fence must contain.
  */
 @SpringBootApplication
 public class OrdersApplication {

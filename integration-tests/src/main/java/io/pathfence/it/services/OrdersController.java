@@ -12,7 +12,10 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The two execution paths of the orders service: place an order (calls shipping), read the user (calls user). */
+/**
+ * The two execution paths of the orders service: place an order (calls shipping), read
+ * the user (calls user).
+ */
 @RestController
 class OrdersController {
 
@@ -29,7 +32,10 @@ class OrdersController {
 		this.userUrl = userUrl;
 	}
 
-	/** {@code delay} is passed on to shipping, so a test can make one order stall longer than the others. */
+	/**
+	 * {@code delay} is passed on to shipping, so a test can make one order stall longer
+	 * than the others.
+	 */
 	@GetMapping("/orders")
 	String placeOrder(@RequestParam(required = false) Long delay) throws IOException, InterruptedException {
 		return call(this.shippingUrl + "/ship" + ((delay != null) ? "?delay=" + delay : ""));

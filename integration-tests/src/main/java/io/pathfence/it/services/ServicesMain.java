@@ -3,9 +3,10 @@ package io.pathfence.it.services;
 import java.util.Arrays;
 
 /**
- * One jar, every service of the scenarios; {@code --role=} picks which: {@code orders} (the shared Spring Boot
- * service, fenced by the starter unless {@code --pathfence.enabled=false}) or {@code downstream} (a plain HTTP
- * server that answers after a delay: a stalling shipping, or a fast user service).
+ * One jar, every service of the scenarios; {@code --role=} picks which: {@code orders}
+ * (the shared Spring Boot service, fenced by the starter unless
+ * {@code --pathfence.enabled=false}) or {@code downstream} (a plain HTTP server that
+ * answers after a delay: a stalling shipping, or a fast user service).
  */
 public final class ServicesMain {
 

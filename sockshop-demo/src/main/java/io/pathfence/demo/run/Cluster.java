@@ -19,9 +19,10 @@ import java.util.concurrent.TimeUnit;
 import io.pathfence.demo.service.Role;
 
 /**
- * The shop's seven services, each its own JVM on loopback, started from the demo's jar with its role. Closing
- * the cluster (or the runner's JVM exiting, through a shutdown hook) continues any stopped service and kills
- * them all: no process is left behind, and never a stopped one.
+ * The shop's seven services, each its own JVM on loopback, started from the demo's jar
+ * with its role. Closing the cluster (or the runner's JVM exiting, through a shutdown
+ * hook) continues any stopped service and kills them all: no process is left behind, and
+ * never a stopped one.
  */
 final class Cluster implements AutoCloseable {
 
@@ -95,13 +96,14 @@ final class Cluster implements AutoCloseable {
 		}
 		command.addAll(mode.serviceArguments());
 		Path log = this.logs.resolve(role.id() + ".log");
-		Process process = new ProcessBuilder(command).redirectErrorStream(true)
-			.redirectOutput(log.toFile())
-			.start();
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
 		this.processes.put(role, process);
 	}
 
-	/** The class-data archive the build recorded next to the jar ({@code NAME.jsa}), if there is one. */
+	/**
+	 * The class-data archive the build recorded next to the jar ({@code NAME.jsa}), if
+	 * there is one.
+	 */
 	private static Path classDataArchive(Path jar) {
 		String name = jar.getFileName().toString();
 		Path archive = jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + ".jsa");
@@ -120,9 +122,9 @@ final class Cluster implements AutoCloseable {
 							+ this.logs.resolve(role.id() + ".log"));
 				}
 				try {
-					HttpResponse<Void> response = client.send(HttpRequest.newBuilder(health)
-						.timeout(Duration.ofSeconds(2))
-						.build(), HttpResponse.BodyHandlers.discarding());
+					HttpResponse<Void> response = client.send(
+							HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).build(),
+							HttpResponse.BodyHandlers.discarding());
 					if (response.statusCode() == 200) {
 						break;
 					}
@@ -148,8 +150,8 @@ final class Cluster implements AutoCloseable {
 	}
 
 	/**
-	 * Stalls a service by stopping its process (SIGSTOP: its sockets stay open, but nothing it owns runs) and
-	 * continuing it (SIGCONT) once the stall's time is up.
+	 * Stalls a service by stopping its process (SIGSTOP: its sockets stay open, but
+	 * nothing it owns runs) and continuing it (SIGCONT) once the stall's time is up.
 	 */
 	StallSwitch stallSwitch(Role role) {
 		return (lengthNanos) -> {

@@ -14,10 +14,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Envoy 1.40 with the PathFence filter in front of orders, for the {@code envoy} mode: the language-neutral
- * deployment, where orders runs without the starter and the sidecar fences its paths. The filter's configuration
- * ({@code envoy/orders-filter.json}) mirrors orders' starter configuration: the same paths, permits and queues
- * (the filter counts its queue per Envoy worker, so each worker's queue is half the starter's).
+ * Envoy 1.40 with the PathFence filter in front of orders, for the {@code envoy} mode:
+ * the language-neutral deployment, where orders runs without the starter and the sidecar
+ * fences its paths. The filter's configuration ({@code envoy/orders-filter.json}) mirrors
+ * orders' starter configuration: the same paths, permits and queues (the filter counts
+ * its queue per Envoy worker, so each worker's queue is half the starter's).
  */
 final class EnvoySidecar implements AutoCloseable {
 
@@ -35,12 +36,18 @@ final class EnvoySidecar implements AutoCloseable {
 		this.adminPort = adminPort;
 	}
 
-	/** The Envoy binary: {@code demo.envoy}, else the one scripts/tools.sh installs in the repository's .venv. */
+	/**
+	 * The Envoy binary: {@code demo.envoy}, else the one scripts/tools.sh installs in the
+	 * repository's .venv.
+	 */
 	static Path binary() {
 		return Path.of(System.getProperty("demo.envoy", root().resolve(".venv/bin/envoy").toString()));
 	}
 
-	/** The built filter: {@code demo.wasm}, else the module the envoy-filter build makes for Envoy. */
+	/**
+	 * The built filter: {@code demo.wasm}, else the module the envoy-filter build makes
+	 * for Envoy.
+	 */
 	static Path module() {
 		return Path.of(System.getProperty("demo.wasm",
 				root().resolve("envoy-filter/target/pathfence_envoy_filter.wasm").toString()));
@@ -50,7 +57,10 @@ final class EnvoySidecar implements AutoCloseable {
 		return Path.of(System.getenv().getOrDefault("PATHFENCE_ROOT", "."));
 	}
 
-	/** Fails with what to do when Envoy or the filter is missing, before any service is started. */
+	/**
+	 * Fails with what to do when Envoy or the filter is missing, before any service is
+	 * started.
+	 */
 	static void checkAvailable() {
 		if (!Files.isExecutable(binary())) {
 			throw new IllegalArgumentException("The envoy mode needs Envoy 1.40 at " + binary()
@@ -67,8 +77,8 @@ final class EnvoySidecar implements AutoCloseable {
 		checkAvailable();
 		Path bootstrap = logs.resolve("envoy-orders.json");
 		Files.writeString(bootstrap, bootstrap(port, adminPort, ordersPort));
-		Process process = new ProcessBuilder(List.of(binary().toString(), "-c", bootstrap.toString(),
-				"--concurrency", "2", "--log-level", "warn", "--base-id", Integer.toString(port)))
+		Process process = new ProcessBuilder(List.of(binary().toString(), "-c", bootstrap.toString(), "--concurrency",
+				"2", "--log-level", "warn", "--base-id", Integer.toString(port)))
 			.redirectErrorStream(true)
 			.redirectOutput(logs.resolve("envoy-orders.log").toFile())
 			.start();
@@ -93,8 +103,8 @@ final class EnvoySidecar implements AutoCloseable {
 		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
-				throw new IllegalStateException("Envoy exited with " + this.process.exitValue() + "; see "
-						+ logs.resolve("envoy-orders.log"));
+				throw new IllegalStateException(
+						"Envoy exited with " + this.process.exitValue() + "; see " + logs.resolve("envoy-orders.log"));
 			}
 			try {
 				HttpResponse<Void> response = client.send(HttpRequest.newBuilder(ready).build(),
@@ -108,8 +118,8 @@ final class EnvoySidecar implements AutoCloseable {
 			}
 			Thread.sleep(200);
 		}
-		throw new IllegalStateException("Envoy was not ready within " + START_TIMEOUT + "; see "
-				+ logs.resolve("envoy-orders.log"));
+		throw new IllegalStateException(
+				"Envoy was not ready within " + START_TIMEOUT + "; see " + logs.resolve("envoy-orders.log"));
 	}
 
 	private static String bootstrap(int port, int adminPort, int ordersPort) throws IOException {
@@ -146,8 +156,9 @@ final class EnvoySidecar implements AutoCloseable {
 				      {"max_connections": 100000, "max_pending_requests": 100000, "max_requests": 100000}]},
 				    "load_assignment": {"cluster_name": "orders", "endpoints": [{"lb_endpoints": [{"endpoint": {
 				      "address": {"socket_address": {"address": "127.0.0.1", "port_value": %d}}}}]}]}}]}}
-				""".formatted(adminPort, port, jsonString(module().toAbsolutePath().toString()),
-				jsonString(filterConfig), ordersPort);
+				"""
+			.formatted(adminPort, port, jsonString(module().toAbsolutePath().toString()), jsonString(filterConfig),
+					ordersPort);
 	}
 
 	private static String jsonString(String value) {

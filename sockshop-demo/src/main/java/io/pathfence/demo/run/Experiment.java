@@ -14,14 +14,17 @@ import io.pathfence.demo.service.Paths;
 import io.pathfence.demo.service.Role;
 
 /**
- * Runs the shop in each mode under the same trace (the same seeded arrivals) and the same millibottlenecks:
- * fresh services, a warm-up, the fault-free time, then the faulted time.
+ * Runs the shop in each mode under the same trace (the same seeded arrivals) and the same
+ * millibottlenecks: fresh services, a warm-up, the fault-free time, then the faulted
+ * time.
  */
 public final class Experiment {
 
-	/** The paths measured, in the table's order: the two through orders, orders' local requests, catalogue. */
-	public static final List<String> PATHS = List.of(Paths.PLACE_ORDER, Paths.ORDER_HISTORY, Paths.LOCAL,
-			"catalogue");
+	/**
+	 * The paths measured, in the table's order: the two through orders, orders' local
+	 * requests, catalogue.
+	 */
+	public static final List<String> PATHS = List.of(Paths.PLACE_ORDER, Paths.ORDER_HISTORY, Paths.LOCAL, "catalogue");
 
 	private static final long SEED = 20250605;
 
@@ -64,20 +67,19 @@ public final class Experiment {
 
 	private void warmUp(String frontEnd, Mode mode) throws InterruptedException {
 		OpenLoopLoad load = new OpenLoopLoad(this.settings.requestTimeout());
-		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " warm-up",
-				this.settings.warmUp().toSeconds(), () -> "sent " + load.sent())) {
+		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " warm-up", this.settings.warmUp().toSeconds(),
+				() -> "sent " + load.sent())) {
 			load.run(streams(frontEnd, Trace.FLAT), this.settings.warmUp(), SEED - 1, (path, at, micros, outcome) -> {
 			});
 		}
 	}
 
 	/**
-	 * Measures the fault-free then the faulted time. A shop run elsewhere gets its stalls through its trigger, on
-	 * the same schedule; without one, nothing is injected.
+	 * Measures the fault-free then the faulted time. A shop run elsewhere gets its stalls
+	 * through its trigger, on the same schedule; without one, nothing is injected.
 	 */
 	private ModeResult measure(Cluster cluster, String frontEnd, Mode mode, Path frontEndOccupancy,
-			Path ordersOccupancy)
-			throws InterruptedException {
+			Path ordersOccupancy) throws InterruptedException {
 		Settings s = this.settings;
 		double faultFreeSeconds = s.faultFree().toNanos() / 1e9;
 		Duration length = s.faultFree().plus(s.faulted());
@@ -97,7 +99,8 @@ public final class Experiment {
 		injector.start();
 		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " measuring", length.toSeconds(),
 				() -> String.format("sent %d, in flight %d, 503 %d, >1s %d%s", load.sent(), load.inFlight(),
-						rejected.get(), slow.get(), faults.isStopped() ? ", " + s.stalledService() + " STOPPED" : ""))) {
+						rejected.get(), slow.get(),
+						faults.isStopped() ? ", " + s.stalledService() + " STOPPED" : ""))) {
 			load.run(streams(frontEnd, s.trace()), length, SEED, (path, at, micros, outcome) -> {
 				(at < faultFreeSeconds ? faultFree : faulted).get(path).record(at, micros, outcome);
 				if (outcome == Outcome.REJECTED) {

@@ -8,21 +8,25 @@ import java.util.List;
  */
 public enum Mode {
 
-	/** Synchronous services on Tomcat's platform threads, no PathFence: the paper's baseline. */
+	/**
+	 * Synchronous services on Tomcat's platform threads, no PathFence: the paper's
+	 * baseline.
+	 */
 	BASELINE("baseline", List.of("--pathfence.enabled=false")),
 
 	/** The same services with PathFence fencing orders' execution paths. */
 	PATHFENCE("pathfence", List.of("--pathfence.enabled=true")),
 
 	/**
-	 * Every service on virtual threads, no PathFence: today's usual answer to thread exhaustion, and the modern
-	 * counterpart of the paper's asynchronous column. Tomcat's connection limits stay as they are.
+	 * Every service on virtual threads, no PathFence: today's usual answer to thread
+	 * exhaustion, and the modern counterpart of the paper's asynchronous column. Tomcat's
+	 * connection limits stay as they are.
 	 */
 	VIRTUAL_THREADS("virtual-threads", List.of("--pathfence.enabled=false", "--spring.threads.virtual.enabled=true")),
 
 	/**
-	 * The services without the starter, orders behind Envoy with the PathFence filter: the language-neutral
-	 * deployment.
+	 * The services without the starter, orders behind Envoy with the PathFence filter:
+	 * the language-neutral deployment.
 	 */
 	ENVOY("envoy", List.of("--pathfence.enabled=false"));
 
@@ -39,7 +43,9 @@ public enum Mode {
 		return this.id;
 	}
 
-	/** What every service is started with in this mode, besides its role and addresses. */
+	/**
+	 * What every service is started with in this mode, besides its role and addresses.
+	 */
 	List<String> serviceArguments() {
 		return this.serviceArguments;
 	}

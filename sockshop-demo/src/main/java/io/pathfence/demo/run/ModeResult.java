@@ -13,7 +13,8 @@ import java.util.Map;
  * @param points every request of each path, for the plots (seconds since measuring began)
  * @param faultFreeSeconds when the faulted time began (seconds since measuring began)
  * @param stalls each stall's start and end (seconds since measuring began)
- * @param measureStartEpochMillis when measuring began, to line up the services' occupancy samples
+ * @param measureStartEpochMillis when measuring began, to line up the services' occupancy
+ * samples
  * @param frontEndOccupancy the front-end's occupancy samples
  * @param ordersOccupancy orders' occupancy samples
  */

@@ -12,8 +12,8 @@ enum Outcome {
 	REJECTED,
 
 	/**
-	 * No answer: the connection failed or nothing came back in time, at the load generator or at a service on
-	 * the way (which says so with 502 or 504).
+	 * No answer: the connection failed or nothing came back in time, at the load
+	 * generator or at a service on the way (which says so with 502 or 504).
 	 */
 	CONNECTION_OR_TIMEOUT,
 

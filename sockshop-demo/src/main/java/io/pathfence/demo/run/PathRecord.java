@@ -8,13 +8,16 @@ import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /**
- * The requests of one path in one phase of one mode: the response-time histogram of every request (answered,
- * rejected or failed; each counted from its intended send time), the count of each outcome and each request's
- * point for the plots.
+ * The requests of one path in one phase of one mode: the response-time histogram of every
+ * request (answered, rejected or failed; each counted from its intended send time), the
+ * count of each outcome and each request's point for the plots.
  */
 final class PathRecord {
 
-	/** Response times are recorded in microseconds, up to a minute, to three significant digits. */
+	/**
+	 * Response times are recorded in microseconds, up to a minute, to three significant
+	 * digits.
+	 */
 	private final Histogram micros = new Histogram(60_000_000L, 3);
 
 	private final Map<Outcome, Integer> outcomes = new EnumMap<>(Outcome.class);
@@ -45,7 +48,10 @@ final class PathRecord {
 		return List.copyOf(this.points);
 	}
 
-	/** One request: when it was meant to be sent (seconds since measuring began) and how long it took. */
+	/**
+	 * One request: when it was meant to be sent (seconds since measuring began) and how
+	 * long it took.
+	 */
 	record Point(double sentAtSeconds, double responseMillis, Outcome outcome) {
 	}
 

@@ -21,9 +21,9 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 import io.pathfence.demo.service.Paths;
 
 /**
- * The run's PNG plots: each request's response time over time per path, and the requests of each path that
- * orders is working on and that wait at orders, per mode; and the order-history path of every mode in one
- * chart, the picture of the whole story.
+ * The run's PNG plots: each request's response time over time per path, and the requests
+ * of each path that orders is working on and that wait at orders, per mode; and the
+ * order-history path of every mode in one chart, the picture of the whole story.
  */
 public final class Plots {
 
@@ -31,7 +31,10 @@ public final class Plots {
 
 	private static final Color STALL = new Color(200, 0, 0, 45);
 
-	/** Columns of a sample, as {@link io.pathfence.demo.service.Occupancy} writes them after time and path. */
+	/**
+	 * Columns of a sample, as {@link io.pathfence.demo.service.Occupancy} writes them
+	 * after time and path.
+	 */
 	private static final int WORKING = 0;
 
 	private static final int CALLING = 1;
@@ -57,8 +60,8 @@ public final class Plots {
 		for (ModeResult result : results) {
 			written.add(save(responseTimes(result, settings), folder.resolve("response-time-" + result.mode().id())));
 			if (result.ordersOccupancy() != null) {
-				written.add(save(occupancy(result, settings),
-						folder.resolve("orders-occupancy-" + result.mode().id())));
+				written
+					.add(save(occupancy(result, settings), folder.resolve("orders-occupancy-" + result.mode().id())));
 			}
 		}
 		written.add(save(otherPathByMode(results, settings), folder.resolve("order-history-by-mode")));
@@ -92,9 +95,10 @@ public final class Plots {
 	}
 
 	/**
-	 * Per path at orders: with PathFence, what its fence records (requests holding a permit, requests parked in
-	 * the path's queue); without it, the requests in a handler and those the front-end has sent that are not in
-	 * one yet (in Tomcat's queue, the accept queue or a SYN retransmission), which nothing at orders can count.
+	 * Per path at orders: with PathFence, what its fence records (requests holding a
+	 * permit, requests parked in the path's queue); without it, the requests in a handler
+	 * and those the front-end has sent that are not in one yet (in Tomcat's queue, the
+	 * accept queue or a SYN retransmission), which nothing at orders can count.
 	 */
 	static XYChart occupancy(ModeResult result, Settings settings) throws IOException {
 		Map<Long, Map<String, int[]>> frontEnd = readOccupancy(result.frontEndOccupancy());
@@ -139,7 +143,9 @@ public final class Plots {
 	}
 
 	private static XYChart chart(String title, String yTitle) {
-		XYChart chart = new XYChartBuilder().width(1100).height(420).title(title)
+		XYChart chart = new XYChartBuilder().width(1100)
+			.height(420)
+			.title(title)
 			.xAxisTitle("time since measuring began [s]")
 			.yAxisTitle(yTitle)
 			.build();
@@ -170,16 +176,16 @@ public final class Plots {
 		series.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
 		series.setMarker(SeriesMarkers.NONE);
 		if (dashed) {
-			series.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10,
-					new float[] { 4, 3 }, 0));
+			series.setLineStyle(
+					new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] { 4, 3 }, 0));
 		}
 		return series;
 	}
 
 	/**
-	 * Each stall as a shaded band from the bottom of the chart up to {@code top} (the highest value plotted),
-	 * drawn before the data so that every point stays visible on it. The fault-free time is everything before
-	 * the first band.
+	 * Each stall as a shaded band from the bottom of the chart up to {@code top} (the
+	 * highest value plotted), drawn before the data so that every point stays visible on
+	 * it. The fault-free time is everything before the first band.
 	 */
 	private static void shadeStalls(XYChart chart, List<double[]> stalls, double top) {
 		for (int i = 0; i < stalls.size(); i++) {
@@ -194,7 +200,10 @@ public final class Plots {
 		}
 	}
 
-	/** The longest response time among the points, at least 1 ms (the charts' log scale starts there). */
+	/**
+	 * The longest response time among the points, at least 1 ms (the charts' log scale
+	 * starts there).
+	 */
 	private static double highest(Collection<List<PathRecord.Point>> paths) {
 		double highest = 1;
 		for (List<PathRecord.Point> points : paths) {
@@ -212,7 +221,10 @@ public final class Plots {
 		return withoutExtension.resolveSibling(withoutExtension.getFileName() + ".png");
 	}
 
-	/** Samples by time, then by path: {working, calling, fence active, fence queued}; -1 where not recorded. */
+	/**
+	 * Samples by time, then by path: {working, calling, fence active, fence queued}; -1
+	 * where not recorded.
+	 */
 	private static Map<Long, Map<String, int[]>> readOccupancy(Path file) throws IOException {
 		Map<Long, Map<String, int[]>> samples = new TreeMap<>();
 		if (file == null || !Files.exists(file)) {
@@ -234,12 +246,16 @@ public final class Plots {
 
 	/** Whether the fence's own figures were recorded: the service ran with PathFence. */
 	private static boolean recordsFence(Map<Long, Map<String, int[]>> samples) {
-		return samples.values().stream()
+		return samples.values()
+			.stream()
 			.flatMap((paths) -> paths.values().stream())
 			.anyMatch((values) -> values[FENCE_ACTIVE] >= 0);
 	}
 
-	/** The latest sample at or before {@code at} (the two services sample independently); 0 when none. */
+	/**
+	 * The latest sample at or before {@code at} (the two services sample independently);
+	 * 0 when none.
+	 */
 	private static int valueAt(Map<Long, Map<String, int[]>> samples, long at, String path, int column) {
 		Map.Entry<Long, Map<String, int[]>> entry = ((TreeMap<Long, Map<String, int[]>>) samples).floorEntry(at);
 		if (entry == null) {

@@ -7,8 +7,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * A progress bar on the console, redrawn in place every quarter second on a terminal, or printed as a line
- * every five seconds when the output is a file or a build log.
+ * A progress bar on the console, redrawn in place every quarter second on a terminal, or
+ * printed as a line every five seconds when the output is a file or a build log.
  */
 final class ProgressBar implements AutoCloseable {
 

@@ -8,11 +8,12 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * The millibottleneck of a shop in a cluster: {@code GET <trigger>?ms=D} asks the {@code millibottleneck}
- * sidecar of the payment pod (deploy/k8s/shop.yaml) to stop payment's JVM (SIGSTOP, through the pod's shared
- * process namespace) for D ms, continue it, then answer. {@code ms=0} only checks that the sidecar sees the JVM.
- * The sidecar continues the JVM after D ms by itself, so a runner that dies or is interrupted mid-stall never
- * leaves payment stopped.
+ * The millibottleneck of a shop in a cluster: {@code GET <trigger>?ms=D} asks the
+ * {@code millibottleneck} sidecar of the payment pod (deploy/k8s/shop.yaml) to stop
+ * payment's JVM (SIGSTOP, through the pod's shared process namespace) for D ms, continue
+ * it, then answer. {@code ms=0} only checks that the sidecar sees the JVM. The sidecar
+ * continues the JVM after D ms by itself, so a runner that dies or is interrupted
+ * mid-stall never leaves payment stopped.
  */
 final class RemoteStallTrigger implements StallSwitch {
 
@@ -33,7 +34,9 @@ final class RemoteStallTrigger implements StallSwitch {
 		this.trigger = trigger;
 	}
 
-	/** Fails, saying why, unless the trigger answers and sees the process it would stop. */
+	/**
+	 * Fails, saying why, unless the trigger answers and sees the process it would stop.
+	 */
 	void check() throws IOException, InterruptedException {
 		call(0);
 	}
@@ -50,8 +53,8 @@ final class RemoteStallTrigger implements StallSwitch {
 				HttpRequest.newBuilder(uri).timeout(Duration.ofMillis(millis).plus(SLACK)).GET().build(),
 				HttpResponse.BodyHandlers.ofString());
 		if (response.statusCode() != 200) {
-			throw new IOException("the stall trigger " + uri + " answered " + response.statusCode() + ": "
-					+ response.body().strip());
+			throw new IOException(
+					"the stall trigger " + uri + " answered " + response.statusCode() + ": " + response.body().strip());
 		}
 	}
 

@@ -4,10 +4,11 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The paper's Table 1 for this run, as a Markdown table: per mode and path, the response times and the requests
- * that were rejected, took over a second, or failed, during the faulted time, next to the path's own
- * fault-free p99. Connection errors and timeouts (the paper's dropped requests: what a dropped SYN or a stalled
- * service causes) are counted apart from any other error answer, so that one cannot pass for the other.
+ * The paper's Table 1 for this run, as a Markdown table: per mode and path, the response
+ * times and the requests that were rejected, took over a second, or failed, during the
+ * faulted time, next to the path's own fault-free p99. Connection errors and timeouts
+ * (the paper's dropped requests: what a dropped SYN or a stalled service causes) are
+ * counted apart from any other error answer, so that one cannot pass for the other.
  */
 public final class Report {
 
@@ -16,18 +17,19 @@ public final class Report {
 
 	public static String table(List<ModeResult> results) {
 		StringBuilder table = new StringBuilder();
-		table.append("| mode | path | requests | mean ms | p50 ms | p99 ms | p99.9 ms | fault-free p99 ms | p99 / fault-free "
-				+ "| 503 rejected | over 1 s | conn. errors / timeouts | other errors |\n");
+		table.append(
+				"| mode | path | requests | mean ms | p50 ms | p99 ms | p99.9 ms | fault-free p99 ms | p99 / fault-free "
+						+ "| 503 rejected | over 1 s | conn. errors / timeouts | other errors |\n");
 		table.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 		for (ModeResult result : results) {
 			for (String path : Experiment.PATHS) {
 				PathStats f = result.faulted().get(path);
 				PathStats reference = result.faultFree().get(path);
 				table.append(String.format(Locale.ROOT,
-						"| %s | %s | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f x | %d | %d | %d | %d |%n", result.mode(),
-						path, f.requests(), f.meanMillis(), f.p50Millis(), f.p99Millis(), f.p999Millis(),
-						reference.p99Millis(), f.p99Millis() / reference.p99Millis(), f.rejected(),
-						f.overOneSecond(), f.connectionOrTimeout(), f.otherErrors()));
+						"| %s | %s | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f x | %d | %d | %d | %d |%n",
+						result.mode(), path, f.requests(), f.meanMillis(), f.p50Millis(), f.p99Millis(), f.p999Millis(),
+						reference.p99Millis(), f.p99Millis() / reference.p99Millis(), f.rejected(), f.overOneSecond(),
+						f.connectionOrTimeout(), f.otherErrors()));
 			}
 		}
 		return table.toString();

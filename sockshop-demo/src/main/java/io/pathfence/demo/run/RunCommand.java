@@ -25,8 +25,9 @@ import picocli.CommandLine.TypeConversionException;
 import io.pathfence.demo.service.Role;
 
 /**
- * {@code java -jar sockshop-demo.jar run [options]}: runs the experiment, prints the table and writes the plots.
- * A bad option is answered with one line saying what is allowed and exit code 2, before anything starts.
+ * {@code java -jar sockshop-demo.jar run [options]}: runs the experiment, prints the
+ * table and writes the plots. A bad option is answered with one line saying what is
+ * allowed and exit code 2, before anything starts.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
 		description = "Runs the SockShop-shaped shop under a bursty trace with millibottlenecks on one downstream, "
@@ -102,7 +103,10 @@ public final class RunCommand implements Callable<Integer> {
 	@Option(names = "--smoke", description = "The short run of the test command: 10 s fault-free, 20 s faulted.")
 	boolean smoke;
 
-	/** The runner's command line: a bad option gives one line on stderr and exit code 2, not a stack trace. */
+	/**
+	 * The runner's command line: a bad option gives one line on stderr and exit code 2,
+	 * not a stack trace.
+	 */
 	public static CommandLine commandLine() {
 		CommandLine commandLine = new CommandLine(new RunCommand());
 		commandLine.setParameterExceptionHandler((ex, args) -> {
@@ -121,7 +125,8 @@ public final class RunCommand implements Callable<Integer> {
 		if (settings.externalFrontEnd() != null) {
 			String faults = (settings.stallTrigger() != null)
 					? String.format("%s stopped for %d ms every %d s through %s", settings.stalledService(),
-							settings.stallLength().toMillis(), settings.stallPeriod().toSeconds(), settings.stallTrigger())
+							settings.stallLength().toMillis(), settings.stallPeriod().toSeconds(),
+							settings.stallTrigger())
 					: "no fault injected";
 			System.out.printf("SockShop demo against %s (%s, %s trace, %s); results in %s%n",
 					settings.externalFrontEnd(), settings.modes(), settings.trace(), faults, folder);
@@ -148,9 +153,10 @@ public final class RunCommand implements Callable<Integer> {
 	}
 
 	/**
-	 * The options over the defaults (or the smoke run's), checked as a whole: what one option cannot say alone
-	 * (a stall shorter than its period, a trigger only with a shop run elsewhere) fails here, before anything
-	 * starts, as a {@link ParameterException}.
+	 * The options over the defaults (or the smoke run's), checked as a whole: what one
+	 * option cannot say alone (a stall shorter than its period, a trigger only with a
+	 * shop run elsewhere) fails here, before anything starts, as a
+	 * {@link ParameterException}.
 	 */
 	Settings settings(Path folder) throws InterruptedException {
 		String frontEndUrl = (this.frontEnd != null) ? httpUrl("--front-end", this.frontEnd).toString() : null;
@@ -177,13 +183,16 @@ public final class RunCommand implements Callable<Integer> {
 				atLeastZero("--stall-offset", or(this.stallOffset, base.stallOffset())), base.requestTimeout(),
 				base.serviceJvmOptions(), frontEndUrl, this.stallTrigger);
 		if (settings.stallLength().compareTo(settings.stallPeriod()) >= 0) {
-			throw usage(String.format("--stall-length (%d ms) must be shorter than --stall-period (%d ms): the "
-					+ "service must run between stalls", settings.stallLength().toMillis(),
-					settings.stallPeriod().toMillis()));
+			throw usage(String.format(
+					"--stall-length (%d ms) must be shorter than --stall-period (%d ms): the "
+							+ "service must run between stalls",
+					settings.stallLength().toMillis(), settings.stallPeriod().toMillis()));
 		}
 		if (settings.stallOffset().plus(settings.stallLength()).compareTo(settings.faulted()) > 0) {
-			throw usage(String.format("the first stall (--stall-offset %d ms + --stall-length %d ms) must end "
-					+ "within --faulted (%d ms)", settings.stallOffset().toMillis(), settings.stallLength().toMillis(),
+			throw usage(String.format(
+					"the first stall (--stall-offset %d ms + --stall-length %d ms) must end "
+							+ "within --faulted (%d ms)",
+					settings.stallOffset().toMillis(), settings.stallLength().toMillis(),
 					settings.faulted().toMillis()));
 		}
 		if (settings.stallTrigger() != null && settings.stallLength().compareTo(RemoteStallTrigger.LONGEST) > 0) {
@@ -194,7 +203,9 @@ public final class RunCommand implements Callable<Integer> {
 		return settings;
 	}
 
-	/** Says what is missing before any service starts, not after the first modes have run. */
+	/**
+	 * Says what is missing before any service starts, not after the first modes have run.
+	 */
 	private void checkFaultsCanBeInjected(Settings settings) throws InterruptedException {
 		if (settings.externalFrontEnd() == null && settings.modes().stream().anyMatch(Mode::behindEnvoy)) {
 			try {
@@ -271,7 +282,8 @@ public final class RunCommand implements Callable<Integer> {
 			for (String[] unit : Arrays.asList(new String[] { "ms", "PT0.001S" }, new String[] { "s", "PT1S" },
 					new String[] { "m", "PT1M" })) {
 				if (v.endsWith(unit[0]) && v.substring(0, v.length() - unit[0].length()).matches("\\d+")) {
-					return Duration.parse(unit[1]).multipliedBy(Long.parseLong(v.substring(0, v.length() - unit[0].length())));
+					return Duration.parse(unit[1])
+						.multipliedBy(Long.parseLong(v.substring(0, v.length() - unit[0].length())));
 				}
 			}
 			try {
@@ -284,7 +296,10 @@ public final class RunCommand implements Callable<Integer> {
 
 	}
 
-	/** A name looked up by {@code of}, whose refusal (naming what is allowed) becomes picocli's one-line error. */
+	/**
+	 * A name looked up by {@code of}, whose refusal (naming what is allowed) becomes
+	 * picocli's one-line error.
+	 */
 	abstract static class NameConverter<T> implements ITypeConverter<T> {
 
 		private final java.util.function.Function<String, T> of;

@@ -3,10 +3,11 @@ package io.pathfence.demo.run;
 import java.util.Arrays;
 
 /**
- * The shape of a bursty trace: a multiplier of the burst path's base rate over one period, repeated. The three
- * shapes follow the paper's Fig. 11: a large burst (a tall plateau of a couple of seconds), quick bursts (short
- * sharp spikes) and a slow burst (a long ramp up and down). Only the path whose downstream stalls bursts, as in
- * the paper's experiments, where one path's users vary while the others' stay constant.
+ * The shape of a bursty trace: a multiplier of the burst path's base rate over one
+ * period, repeated. The three shapes follow the paper's Fig. 11: a large burst (a tall
+ * plateau of a couple of seconds), quick bursts (short sharp spikes) and a slow burst (a
+ * long ramp up and down). Only the path whose downstream stalls bursts, as in the paper's
+ * experiments, where one path's users vary while the others' stay constant.
  */
 public enum Trace {
 
@@ -34,7 +35,10 @@ public enum Trace {
 		}
 	},
 
-	/** A ramp from the base rate to 2 x over 3 s from 2 s in, held for a second, then down over 3 s. */
+	/**
+	 * A ramp from the base rate to 2 x over 3 s from 2 s in, held for a second, then down
+	 * over 3 s.
+	 */
 	SLOW("slow") {
 		@Override
 		double multiplier(double t) {
@@ -55,7 +59,10 @@ public enum Trace {
 		return this.id;
 	}
 
-	/** The burst path's rate multiplier {@code t} seconds into a period ({@code 0 <= t < 10}). */
+	/**
+	 * The burst path's rate multiplier {@code t} seconds into a period
+	 * ({@code 0 <= t < 10}).
+	 */
 	abstract double multiplier(double t);
 
 	/** The burst path's rate multiplier {@code seconds} after the trace started. */
@@ -64,7 +71,10 @@ public enum Trace {
 		return multiplier((t < 0) ? t + PERIOD_SECONDS : t);
 	}
 
-	/** 1 between {@code from} and {@code to}, 0 outside, with linear ramps of {@code ramp} seconds outside them. */
+	/**
+	 * 1 between {@code from} and {@code to}, 0 outside, with linear ramps of {@code ramp}
+	 * seconds outside them.
+	 */
 	static double plateau(double t, double from, double to, double ramp) {
 		if (t >= from && t <= to) {
 			return 1;

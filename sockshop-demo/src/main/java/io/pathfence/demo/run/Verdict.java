@@ -7,9 +7,10 @@ import java.util.Locale;
 import io.pathfence.demo.service.Paths;
 
 /**
- * What the demo must show, checked on the path whose downstream does not stall (order-history), each mode
- * against its own fault-free time: without PathFence its p99 grows at least 5 x or some of its requests take
- * over 1 s; with PathFence its p99 stays within 2 x and none of its requests takes over 1 s.
+ * What the demo must show, checked on the path whose downstream does not stall
+ * (order-history), each mode against its own fault-free time: without PathFence its p99
+ * grows at least 5 x or some of its requests take over 1 s; with PathFence its p99 stays
+ * within 2 x and none of its requests takes over 1 s.
  */
 public final class Verdict {
 
@@ -34,17 +35,20 @@ public final class Verdict {
 		for (ModeResult result : results) {
 			PathStats faulted = result.faulted().get(Paths.ORDER_HISTORY);
 			PathStats reference = result.faultFree().get(Paths.ORDER_HISTORY);
-			String figures = String.format(Locale.ROOT, "order-history p99 %.0f ms vs %.0f ms fault-free (%.1f x), %d over 1 s",
-					faulted.p99Millis(), reference.p99Millis(), faulted.p99Millis() / reference.p99Millis(),
-					faulted.overOneSecond());
+			String figures = String.format(Locale.ROOT,
+					"order-history p99 %.0f ms vs %.0f ms fault-free (%.1f x), %d over 1 s", faulted.p99Millis(),
+					reference.p99Millis(), faulted.p99Millis() / reference.p99Millis(), faulted.overOneSecond());
 			switch (result.mode()) {
 				case BASELINE -> lines.add(String.format("baseline:  %s -> %s", figures,
 						baselineSuffers(faulted, reference) ? "the stall spreads to the other path (as expected)"
 								: "the stall did NOT spread: the fault was too weak to show anything"));
-				// The filter in Envoy makes the same promise as the starter, so it is held to the same criterion.
-				case PATHFENCE, ENVOY -> lines.add(String.format("%s: %s -> %s", result.mode(), figures,
-						pathFenceIsolates(faulted, reference) ? "the other path is isolated (criterion met)"
-								: "criterion NOT met (p99 within 2 x and none over 1 s)"));
+				// The filter in Envoy makes the same promise as the starter, so it is
+				// held to the same criterion.
+				case PATHFENCE,
+						ENVOY ->
+					lines.add(String.format("%s: %s -> %s", result.mode(), figures,
+							pathFenceIsolates(faulted, reference) ? "the other path is isolated (criterion met)"
+									: "criterion NOT met (p99 within 2 x and none over 1 s)"));
 				default -> lines.add(String.format("%s: %s", result.mode(), figures));
 			}
 		}

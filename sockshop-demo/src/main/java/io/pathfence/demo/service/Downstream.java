@@ -12,13 +12,17 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 
 /**
- * Blocking HTTP calls to one downstream service, as a synchronous service makes them: the calling thread waits
- * for the answer. A connection that cannot be made or an answer that does not come is turned into the gateway
- * status a real service would return (502 or 504), so the load generator can tell them from rejections.
+ * Blocking HTTP calls to one downstream service, as a synchronous service makes them: the
+ * calling thread waits for the answer. A connection that cannot be made or an answer that
+ * does not come is turned into the gateway status a real service would return (502 or
+ * 504), so the load generator can tell them from rejections.
  */
 public final class Downstream {
 
-	/** Long enough to ride out a dropped SYN (retransmitted after 1 s, then 3 s), as a default client does. */
+	/**
+	 * Long enough to ride out a dropped SYN (retransmitted after 1 s, then 3 s), as a
+	 * default client does.
+	 */
 	private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
 	private final HttpClient client;
@@ -34,10 +38,7 @@ public final class Downstream {
 	}
 
 	public static HttpClient newClient() {
-		return HttpClient.newBuilder()
-			.version(HttpClient.Version.HTTP_1_1)
-			.connectTimeout(CONNECT_TIMEOUT)
-			.build();
+		return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build();
 	}
 
 	public ResponseEntity<String> get(String path) {

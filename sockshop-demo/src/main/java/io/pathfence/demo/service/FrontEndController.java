@@ -10,8 +10,9 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The gateway: every user request enters here and goes on to orders or catalogue. Its pool is generous, as a
- * gateway's is, so that what the experiment shows happens at orders and not here.
+ * The gateway: every user request enters here and goes on to orders or catalogue. Its
+ * pool is generous, as a gateway's is, so that what the experiment shows happens at
+ * orders and not here.
  */
 @RestController
 @ConditionalOnProperty(name = "role", havingValue = "front-end")

@@ -5,7 +5,8 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Carts, catalogue, user, payment and shipping: each answers any request on its own work alone.
+ * Carts, catalogue, user, payment and shipping: each answers any request on its own work
+ * alone.
  */
 @RestController
 @ConditionalOnExpression("'${role:}' matches 'carts|catalogue|user|payment|shipping'")

@@ -21,14 +21,16 @@ import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFigures;
 
 /**
- * How many requests of each path a service is working on, and how many calls of each path it has out to its
- * downstream, sampled every 50 ms into a CSV file ({@code demo.occupancy-file}) for the plots. The samples are
- * written by the service itself, so a service with no free thread is still seen.
+ * How many requests of each path a service is working on, and how many calls of each path
+ * it has out to its downstream, sampled every 50 ms into a CSV file
+ * ({@code demo.occupancy-file}) for the plots. The samples are written by the service
+ * itself, so a service with no free thread is still seen.
  * <p>
- * With PathFence the file also holds each path's queue at the fence; without it, requests that wait for one of
- * Tomcat's threads are invisible here, which is why the front-end's outgoing calls are sampled too: what the
- * front-end has sent to orders but orders is not working on is waiting at orders (in Tomcat's queue, its TCP
- * backlog, or a dropped SYN's retransmission).
+ * With PathFence the file also holds each path's queue at the fence; without it, requests
+ * that wait for one of Tomcat's threads are invisible here, which is why the front-end's
+ * outgoing calls are sampled too: what the front-end has sent to orders but orders is not
+ * working on is waiting at orders (in Tomcat's queue, its TCP backlog, or a dropped SYN's
+ * retransmission).
  */
 @Component
 public class Occupancy {
@@ -65,12 +67,17 @@ public class Occupancy {
 		this.sampler.scheduleAtFixedRate(this::sample, SAMPLE_MILLIS, SAMPLE_MILLIS, TimeUnit.MILLISECONDS);
 	}
 
-	/** Marks the start of work on a request of {@code path}; close the returned scope when it ends. */
+	/**
+	 * Marks the start of work on a request of {@code path}; close the returned scope when
+	 * it ends.
+	 */
 	public Scope working(String path) {
 		return enter(this.working, path);
 	}
 
-	/** Marks the start of a call to a downstream on behalf of a request of {@code path}. */
+	/**
+	 * Marks the start of a call to a downstream on behalf of a request of {@code path}.
+	 */
 	public Scope calling(String path) {
 		return enter(this.calling, path);
 	}

@@ -10,9 +10,10 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The shared upstream. Placing an order calls payment then shipping (as SockShop's orders does once it has the
- * customer's details); the order history calls user then carts; an order's status is answered from orders' own
- * data. Each is one execution path in {@code application-orders.properties}.
+ * The shared upstream. Placing an order calls payment then shipping (as SockShop's orders
+ * does once it has the customer's details); the order history calls user then carts; an
+ * order's status is answered from orders' own data. Each is one execution path in
+ * {@code application-orders.properties}.
  */
 @RestController
 @ConditionalOnProperty(name = "role", havingValue = "orders")

@@ -1,8 +1,8 @@
 package io.pathfence.demo.service;
 
 /**
- * The execution paths that share orders, named as in {@code application-orders.properties} and the
- * experiment's table.
+ * The execution paths that share orders, named as in
+ * {@code application-orders.properties} and the experiment's table.
  */
 public final class Paths {
 

@@ -4,13 +4,14 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The services of the shop, named as in SockShop. Front-end is the gateway; orders is the upstream that the
- * place-order and order-history paths share; the others are its downstreams (and catalogue the front-end's).
+ * The services of the shop, named as in SockShop. Front-end is the gateway; orders is the
+ * upstream that the place-order and order-history paths share; the others are its
+ * downstreams (and catalogue the front-end's).
  */
 public enum Role {
 
-	FRONT_END("front-end"), ORDERS("orders"), CARTS("carts"), CATALOGUE("catalogue"), USER("user"),
-	PAYMENT("payment"), SHIPPING("shipping");
+	FRONT_END("front-end"), ORDERS("orders"), CARTS("carts"), CATALOGUE("catalogue"), USER("user"), PAYMENT("payment"),
+	SHIPPING("shipping");
 
 	private final String id;
 

@@ -4,8 +4,9 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
- * One service of the shop. {@code --role=NAME} picks which: its controller, and its profile
- * ({@code application-NAME.properties}) with the service's pools and, for orders, its execution paths.
+ * One service of the shop. {@code --role=NAME} picks which: its controller, and its
+ * profile ({@code application-NAME.properties}) with the service's pools and, for orders,
+ * its execution paths.
  */
 @SpringBootApplication
 public class ServiceApplication {

@@ -8,30 +8,38 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
- * A service's own work on each request: CPU time (burnt on the request's thread) then wait time (the thread
- * blocked, as on a database or a disk), the two costs that make a synchronous service hold its threads.
+ * A service's own work on each request: CPU time (burnt on the request's thread) then
+ * wait time (the thread blocked, as on a database or a disk), the two costs that make a
+ * synchronous service hold its threads.
  * <p>
- * The CPU time is CPU time, not elapsed time, in every mode, so that the modes do the same work: on a platform
- * thread the loop runs until the thread's own CPU clock has advanced by {@code demo.cpu-time}. A virtual thread
- * has no CPU clock of its own (the JVM answers -1), and elapsed time would let it burn less CPU than configured
- * whenever the cores are busy, which is exactly when it matters; so with virtual threads the service measures,
- * at start-up on its platform thread, how many rounds of the loop one nanosecond of CPU time buys, and a virtual
- * thread runs that many rounds. The fastest rate measured is kept, so a virtual thread burns at least the
- * configured time, never less, as long as the loop runs no faster later than while it was calibrated: true of the
- * services, which run C1-only (see {@code run.Settings}). Under C2, which may compile the loop after calibration,
- * a virtual thread was seen burning 60 % of the configured time.
+ * The CPU time is CPU time, not elapsed time, in every mode, so that the modes do the
+ * same work: on a platform thread the loop runs until the thread's own CPU clock has
+ * advanced by {@code demo.cpu-time}. A virtual thread has no CPU clock of its own (the
+ * JVM answers -1), and elapsed time would let it burn less CPU than configured whenever
+ * the cores are busy, which is exactly when it matters; so with virtual threads the
+ * service measures, at start-up on its platform thread, how many rounds of the loop one
+ * nanosecond of CPU time buys, and a virtual thread runs that many rounds. The fastest
+ * rate measured is kept, so a virtual thread burns at least the configured time, never
+ * less, as long as the loop runs no faster later than while it was calibrated: true of
+ * the services, which run C1-only (see {@code run.Settings}). Under C2, which may compile
+ * the loop after calibration, a virtual thread was seen burning 60 % of the configured
+ * time.
  */
 @Component
 public class SimulatedWork {
 
 	private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
-	/** The loop's rounds between two looks at the CPU clock; a round is a few hundred simple operations. */
+	/**
+	 * The loop's rounds between two looks at the CPU clock; a round is a few hundred
+	 * simple operations.
+	 */
 	private static final int ROUNDS_PER_LOOK = 1;
 
 	/**
-	 * The rounds between two looks at the CPU clock while calibrating: enough that the clock's own cost (a system
-	 * call) is well under 1 % of what is measured, since a virtual thread's loop does not pay it.
+	 * The rounds between two looks at the CPU clock while calibrating: enough that the
+	 * clock's own cost (a system call) is well under 1 % of what is measured, since a
+	 * virtual thread's loop does not pay it.
 	 */
 	private static final int CALIBRATION_ROUNDS_PER_LOOK = 2000;
 
@@ -39,8 +47,9 @@ public class SimulatedWork {
 	private static final long SLICE_NANOS = 5_000_000;
 
 	/**
-	 * Calibration ends once this many slices in a row were no more than 2 % faster than the fastest before: the
-	 * JIT has compiled the loop as it will run it, when C1 is the only compiler (as in the demo's services).
+	 * Calibration ends once this many slices in a row were no more than 2 % faster than
+	 * the fastest before: the JIT has compiled the loop as it will run it, when C1 is the
+	 * only compiler (as in the demo's services).
 	 */
 	private static final int STABLE_SLICES = 10;
 
@@ -54,10 +63,14 @@ public class SimulatedWork {
 
 	private final Duration wait;
 
-	/** Loop rounds per nanosecond of CPU time, measured at start-up with virtual threads; otherwise 0. */
+	/**
+	 * Loop rounds per nanosecond of CPU time, measured at start-up with virtual threads;
+	 * otherwise 0.
+	 */
 	private final double roundsPerNano;
 
-	public SimulatedWork(@Value("${demo.cpu-time:1ms}") Duration cpuTime, @Value("${demo.wait-time:10ms}") Duration wait,
+	public SimulatedWork(@Value("${demo.cpu-time:1ms}") Duration cpuTime,
+			@Value("${demo.wait-time:10ms}") Duration wait,
 			@Value("${spring.threads.virtual.enabled:false}") boolean virtualThreads) {
 		this.cpuNanos = cpuTime.toNanos();
 		this.wait = wait;
@@ -103,8 +116,9 @@ public class SimulatedWork {
 	}
 
 	/**
-	 * The fastest rate of the loop, in rounds per nanosecond of this (platform) thread's CPU time, once the JIT
-	 * has done with it; 0 if the JVM measures no thread's CPU time.
+	 * The fastest rate of the loop, in rounds per nanosecond of this (platform) thread's
+	 * CPU time, once the JIT has done with it; 0 if the JVM measures no thread's CPU
+	 * time.
 	 */
 	static double calibrate() {
 		double fastest = 0;

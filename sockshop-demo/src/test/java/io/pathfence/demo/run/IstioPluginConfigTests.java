@@ -11,8 +11,9 @@ import org.yaml.snakeyaml.Yaml;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Istio variant fences orders exactly as the local envoy mode does: the WasmPlugin's pluginConfig is the
- * filter configuration the envoy mode loads (per-worker queues, match kinds and all), so the two cannot drift.
+ * The Istio variant fences orders exactly as the local envoy mode does: the WasmPlugin's
+ * pluginConfig is the filter configuration the envoy mode loads (per-worker queues, match
+ * kinds and all), so the two cannot drift.
  */
 class IstioPluginConfigTests {
 

@@ -17,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIOException;
 
 /**
- * The runner's side of the cluster's millibottleneck, against a real HTTP trigger on loopback that answers as
- * the payment pod's sidecar does.
+ * The runner's side of the cluster's millibottleneck, against a real HTTP trigger on
+ * loopback that answers as the payment pod's sidecar does.
  */
 class RemoteStallTriggerTests {
 
@@ -62,7 +62,8 @@ class RemoteStallTriggerTests {
 		this.status = 500;
 		RemoteStallTrigger trigger = new RemoteStallTrigger(uri());
 
-		assertThatIOException().isThrownBy(trigger::check).withMessageContaining("answered 500: no java process to stop");
+		assertThatIOException().isThrownBy(trigger::check)
+			.withMessageContaining("answered 500: no java process to stop");
 	}
 
 	private URI uri() {

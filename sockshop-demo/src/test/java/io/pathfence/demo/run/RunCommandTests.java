@@ -12,8 +12,9 @@ import picocli.CommandLine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A bad option is refused before anything starts: one line on stderr naming the option and what is allowed,
- * exit code 2, no stack trace. Every case passes {@code --jar} so that nothing else could fail first.
+ * A bad option is refused before anything starts: one line on stderr naming the option
+ * and what is allowed, exit code 2, no stack trace. Every case passes {@code --jar} so
+ * that nothing else could fail first.
  */
 class RunCommandTests {
 

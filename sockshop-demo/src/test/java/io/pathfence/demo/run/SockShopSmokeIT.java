@@ -11,10 +11,12 @@ import io.pathfence.demo.service.Paths;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The demo's claim, on the real thing: the seven services as processes from the built jar, open-loop load under
- * the large bursty trace, payment stopped (SIGSTOP) for 1 s twice. Each mode's order-history path is judged
- * against its own fault-free time. The baseline half is the control: if the fault did not hurt the unfenced
- * shop, PathFence's half would prove nothing, so the baseline must break the bound that PathFence must keep.
+ * The demo's claim, on the real thing: the seven services as processes from the built
+ * jar, open-loop load under the large bursty trace, payment stopped (SIGSTOP) for 1 s
+ * twice. Each mode's order-history path is judged against its own fault-free time. The
+ * baseline half is the control: if the fault did not hurt the unfenced shop, PathFence's
+ * half would prove nothing, so the baseline must break the bound that PathFence must
+ * keep.
  */
 class SockShopSmokeIT {
 
@@ -52,8 +54,8 @@ class SockShopSmokeIT {
 		PathStats fencedReference = fenced.faultFree().get(Paths.ORDER_HISTORY);
 		assertThat(fencedOther.requests()).isPositive();
 		assertThat(fencedOther.overOneSecond()).as("order-history requests over 1 s with PathFence").isZero();
-		assertThat(fencedOther.p99Millis()).as("order-history p99 with PathFence, against 2 x fault-free %.0f ms",
-				fencedReference.p99Millis())
+		assertThat(fencedOther.p99Millis())
+			.as("order-history p99 with PathFence, against 2 x fault-free %.0f ms", fencedReference.p99Millis())
 			.isLessThanOrEqualTo(Verdict.PATHFENCE_MAX_P99_RATIO * fencedReference.p99Millis());
 		assertThat(fencedOther.rejected() + fencedOther.connectionOrTimeout()).as("order-history failures").isZero();
 		// The stalled path pays for its own stall: its overflow is answered 503 at once.

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Virtual threads must do the work they are given even when the cores are busy, or the virtual-threads mode
- * would be judged on less work than the others.
+ * Virtual threads must do the work they are given even when the cores are busy, or the
+ * virtual-threads mode would be judged on less work than the others.
  */
 class SimulatedWorkTests {
 
@@ -28,7 +28,8 @@ class SimulatedWorkTests {
 		int requestsPerThread = 10;
 		Duration cpuTime = Duration.ofMillis(20);
 		SimulatedWork work = new SimulatedWork(cpuTime, Duration.ZERO, true);
-		// Noisy neighbours: one spinning platform thread per core, so a virtual thread gets about half a core.
+		// Noisy neighbours: one spinning platform thread per core, so a virtual thread
+		// gets about half a core.
 		AtomicBoolean spinning = new AtomicBoolean(true);
 		List<Thread> neighbours = new ArrayList<>();
 		for (int i = 0; i < cores; i++) {
@@ -55,16 +56,18 @@ class SimulatedWorkTests {
 		for (Thread request : requests) {
 			request.join();
 		}
-		long virtualThreadsCpu = PROCESS.getProcessCpuTime() - processBefore - (cpuTimeOf(neighbours) - neighboursBefore);
+		long virtualThreadsCpu = PROCESS.getProcessCpuTime() - processBefore
+				- (cpuTimeOf(neighbours) - neighboursBefore);
 		spinning.set(false);
 		for (Thread neighbour : neighbours) {
 			neighbour.join();
 		}
 
 		long configured = cpuTime.toNanos() * requestsPerThread * cores;
-		// Everything else the JVM did meanwhile (JIT, GC) only adds to the measure: a lower bound holds.
-		assertThat(virtualThreadsCpu).as("CPU time burnt by the virtual threads, against %d ms configured",
-				configured / 1_000_000)
+		// Everything else the JVM did meanwhile (JIT, GC) only adds to the measure: a
+		// lower bound holds.
+		assertThat(virtualThreadsCpu)
+			.as("CPU time burnt by the virtual threads, against %d ms configured", configured / 1_000_000)
 			.isGreaterThanOrEqualTo(configured * 8 / 10);
 	}
 
