@@ -5,86 +5,122 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.DoubleUnaryOperator;
 
-import io.pathfence.demo.service.Paths;
-import io.pathfence.demo.service.Role;
+import io.pathfence.demo.topology.LoadStream;
+import io.pathfence.demo.topology.MillibottleneckSource;
+import io.pathfence.demo.topology.Service;
+import io.pathfence.demo.topology.Topology;
 
 /**
- * Runs the shop in each mode under the same trace (the same seeded arrivals) and the same
- * millibottlenecks: fresh services, a warm-up, the fault-free time, then the faulted
- * time.
+ * Runs an application in each mode under the same trace (the same seeded arrivals) and
+ * the same millibottlenecks: a warm-up, the fault-free time, then the faulted time. The
+ * services are started once and a mode switch restarts only those the new mode runs
+ * differently; the warm-up after each switch gives restarted services their classes,
+ * compiled code and connections before anything is measured.
  */
 public final class Experiment {
 
 	/**
-	 * The paths measured, in the table's order: the two through orders, orders' local
-	 * requests, catalogue.
+	 * The seed of every run's arrivals: each mode gets the same requests at the same
+	 * times.
 	 */
-	public static final List<String> PATHS = List.of(Paths.PLACE_ORDER, Paths.ORDER_HISTORY, Paths.LOCAL, "catalogue");
-
-	private static final long SEED = 20250605;
+	static final long SEED = 20250605;
 
 	private final Settings settings;
+
+	private final Topology topology;
 
 	private final PrintStream out;
 
 	public Experiment(Settings settings, PrintStream out) {
 		this.settings = settings;
+		this.topology = settings.topology();
 		this.out = out;
 	}
 
 	public List<ModeResult> run() throws IOException, InterruptedException {
-		List<ModeResult> results = new java.util.ArrayList<>();
-		for (Mode mode : this.settings.modes()) {
-			results.add(run(mode));
+		List<ModeResult> results = new ArrayList<>();
+		String external = this.settings.externalFrontEnd();
+		if (external != null) {
+			for (Mode mode : this.settings.modes()) {
+				this.out.printf("== %s: loading %s%n", mode, external);
+				warmUp(external, mode);
+				results.add(measure(null, external, mode, this.settings.trace(), this.settings.faultFree(),
+						this.settings.faulted()));
+			}
+			return results;
 		}
-		return results;
+		Cluster cluster = null;
+		try {
+			for (Mode mode : this.settings.modes()) {
+				cluster = prepare(cluster, mode);
+				results.add(measure(cluster, cluster.baseUrl(this.topology.gateway()), mode, this.settings.trace(),
+						this.settings.faultFree(), this.settings.faulted()));
+			}
+			return results;
+		}
+		finally {
+			if (cluster != null) {
+				cluster.close();
+			}
+		}
 	}
 
-	ModeResult run(Mode mode) throws IOException, InterruptedException {
-		Path folder = this.settings.results().resolve(mode.id());
-		Path frontEndOccupancy = folder.resolve("front-end-occupancy.csv");
-		Path ordersOccupancy = folder.resolve("orders-occupancy.csv");
-		if (this.settings.externalFrontEnd() != null) {
-			this.out.printf("== %s: loading %s%n", mode, this.settings.externalFrontEnd());
-			warmUp(this.settings.externalFrontEnd(), mode);
-			return measure(null, this.settings.externalFrontEnd(), mode, null, null);
-		}
-		this.out.printf("== %s: starting the seven services%n", mode);
+	/**
+	 * Starts the services as the mode runs them (or switches a running cluster to it) and
+	 * warms them up.
+	 */
+	Cluster prepare(Cluster running, Mode mode) throws IOException, InterruptedException {
 		long startedAt = System.nanoTime();
-		try (Cluster cluster = Cluster.start(this.settings, mode, folder.resolve("logs"),
-				Map.of(Role.FRONT_END, frontEndOccupancy, Role.ORDERS, ordersOccupancy))) {
+		Cluster cluster = running;
+		if (cluster == null) {
+			this.out.printf("== %s: starting the %d services of %s%n", mode, this.topology.services().size(),
+					this.topology.name());
+			cluster = Cluster.start(this.settings, mode, this.settings.results().resolve("logs"));
 			this.out.printf("   up in %.1f s%n", (System.nanoTime() - startedAt) / 1e9);
-			String frontEnd = cluster.baseUrl(Role.FRONT_END);
-			warmUp(frontEnd, mode);
-			return measure(cluster, frontEnd, mode, frontEndOccupancy, ordersOccupancy);
 		}
+		else {
+			this.out.printf("== %s: switching the services of %s%n", mode, this.topology.name());
+			int restarted = cluster.switchTo(mode);
+			this.out.printf("   restarted %d of %d in %.1f s%n", restarted, this.topology.services().size(),
+					(System.nanoTime() - startedAt) / 1e9);
+		}
+		warmUp(cluster.baseUrl(this.topology.gateway()), mode);
+		return cluster;
 	}
 
-	private void warmUp(String frontEnd, Mode mode) throws InterruptedException {
+	private void warmUp(String gateway, Mode mode) throws InterruptedException {
+		if (this.settings.warmUp().isZero()) {
+			return;
+		}
 		OpenLoopLoad load = new OpenLoopLoad(this.settings.requestTimeout());
 		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " warm-up", this.settings.warmUp().toSeconds(),
 				() -> "sent " + load.sent())) {
-			load.run(streams(frontEnd, Trace.FLAT), this.settings.warmUp(), SEED - 1, (path, at, micros, outcome) -> {
+			load.run(streams(gateway, (t) -> 1), this.settings.warmUp(), SEED - 1, (path, at, micros, outcome) -> {
 			});
 		}
 	}
 
 	/**
-	 * Measures the fault-free then the faulted time. A shop run elsewhere gets its stalls
-	 * through its trigger, on the same schedule; without one, nothing is injected.
+	 * Measures the fault-free then the faulted time under the trace. A shop run elsewhere
+	 * gets its stalls through its trigger, on the same schedule; without one, nothing is
+	 * injected.
 	 */
-	private ModeResult measure(Cluster cluster, String frontEnd, Mode mode, Path frontEndOccupancy,
-			Path ordersOccupancy) throws InterruptedException {
+	ModeResult measure(Cluster cluster, String gateway, Mode mode, Trace trace, Duration faultFree, Duration faulted)
+			throws InterruptedException {
 		Settings s = this.settings;
-		double faultFreeSeconds = s.faultFree().toNanos() / 1e9;
-		Duration length = s.faultFree().plus(s.faulted());
-		Map<String, PathRecord> faultFree = records();
-		Map<String, PathRecord> faulted = records();
+		double faultFreeSeconds = faultFree.toNanos() / 1e9;
+		Duration length = faultFree.plus(faulted);
+		Map<String, PathRecord> faultFreeRecords = records();
+		Map<String, PathRecord> faultedRecords = records();
+		PathRecord overall = new PathRecord();
 		AtomicInteger rejected = new AtomicInteger();
 		AtomicInteger slow = new AtomicInteger();
 		OpenLoopLoad load = new OpenLoopLoad(s.requestTimeout());
@@ -92,17 +128,37 @@ public final class Experiment {
 		long measureStartEpochMillis = System.currentTimeMillis();
 		StallSwitch stallSwitch = stallSwitch(cluster);
 		Millibottlenecks faults = new Millibottlenecks(stallSwitch, s.stalledService(), origin,
-				origin + s.faultFree().plus(s.stallOffset()).toNanos(), s.stallLength().toNanos(),
-				s.stallPeriod().toNanos(), origin + length.toNanos());
-		Thread injector = new Thread((stallSwitch != null) ? faults : () -> {
-		}, "millibottlenecks");
-		injector.start();
-		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " measuring", length.toSeconds(),
+				origin + faultFree.plus(s.millibottleneck().offset()).toNanos(), s.millibottleneck().length().toNanos(),
+				s.millibottleneck().period().toNanos(), origin + length.toNanos());
+		AtomicLong dropsAtFaultedStart = new AtomicLong(-1);
+		Thread injector = Thread.ofPlatform().name("millibottlenecks").start(() -> {
+			try {
+				Millibottlenecks.sleepUntil(origin + faultFree.toNanos());
+				dropsAtFaultedStart.set(ListenDrops.read());
+				if (stallSwitch != null) {
+					faults.run();
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		Trace reference = s.referenceTrace(trace);
+		DoubleUnaryOperator multiplier = (t) -> (t < faultFreeSeconds) ? reference.multiplierAt(t)
+				: trace.multiplierAt(t - faultFreeSeconds);
+		boolean stalls = stallSwitch != null;
+		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " " + trace + " measuring", length.toSeconds(),
 				() -> String.format("sent %d, in flight %d, 503 %d, >1s %d%s", load.sent(), load.inFlight(),
 						rejected.get(), slow.get(),
-						faults.isStopped() ? ", " + s.stalledService() + " STOPPED" : ""))) {
-			load.run(streams(frontEnd, s.trace()), length, SEED, (path, at, micros, outcome) -> {
-				(at < faultFreeSeconds ? faultFree : faulted).get(path).record(at, micros, outcome);
+						(stalls && faults.isStopped()) ? ", " + s.stalledService() + " STALLED" : ""))) {
+			load.run(streams(gateway, multiplier), length, SEED, (path, at, micros, outcome) -> {
+				if (at < faultFreeSeconds) {
+					faultFreeRecords.get(path).record(at, micros, outcome);
+				}
+				else {
+					faultedRecords.get(path).record(at, micros, outcome);
+					overall.record(at, micros, outcome);
+				}
 				if (outcome == Outcome.REJECTED) {
 					rejected.incrementAndGet();
 				}
@@ -115,40 +171,53 @@ public final class Experiment {
 			injector.interrupt();
 			injector.join();
 		}
+		long dropsAfter = ListenDrops.read();
+		long drops = (dropsAtFaultedStart.get() >= 0 && dropsAfter >= 0) ? dropsAfter - dropsAtFaultedStart.get() : -1;
 		Map<String, List<PathRecord.Point>> points = new LinkedHashMap<>();
-		faultFree.forEach((path, record) -> {
-			List<PathRecord.Point> all = new java.util.ArrayList<>(record.points());
-			all.addAll(faulted.get(path).points());
+		faultFreeRecords.forEach((path, record) -> {
+			List<PathRecord.Point> all = new ArrayList<>(record.points());
+			all.addAll(faultedRecords.get(path).points());
 			points.put(path, all);
 		});
-		return new ModeResult(mode, stats(faultFree), stats(faulted), points, faultFreeSeconds, faults.stalls(),
-				measureStartEpochMillis, frontEndOccupancy, ordersOccupancy);
+		List<double[]> bands = stalls ? faults.stalls() : (s.millibottleneck().source() == MillibottleneckSource.BURST)
+				? trace.bursts(faultFreeSeconds, length.toNanos() / 1e9) : List.of();
+		String shared = this.topology.sharedService().map(Service::name).orElse(null);
+		return new ModeResult(mode, trace, stats(faultFreeRecords), stats(faultedRecords), overall.stats(), points,
+				faultFreeSeconds, bands, measureStartEpochMillis, System.currentTimeMillis(),
+				(cluster != null) ? cluster.occupancyFile(this.topology.gateway()) : null,
+				(cluster != null && shared != null) ? cluster.occupancyFile(shared) : null, drops);
 	}
 
 	private StallSwitch stallSwitch(Cluster cluster) {
 		if (cluster != null) {
-			return cluster.stallSwitch(Role.of(this.settings.stalledService()));
+			return cluster.stallSwitch(this.settings.stalledService(), this.settings.millibottleneck().source());
 		}
 		return (this.settings.stallTrigger() != null) ? new RemoteStallTrigger(this.settings.stallTrigger()) : null;
 	}
 
-	private List<OpenLoopLoad.Stream> streams(String frontEnd, Trace trace) {
-		Settings s = this.settings;
-		double burstPeak = s.placeOrderRate() * 4;
-		return List.of(
-				new OpenLoopLoad.Stream(Paths.PLACE_ORDER, true, URI.create(frontEnd + "/place-order"),
-						(t) -> s.placeOrderRate() * trace.multiplierAt(t), burstPeak),
-				new OpenLoopLoad.Stream(Paths.ORDER_HISTORY, false, URI.create(frontEnd + "/order-history"),
-						(t) -> s.orderHistoryRate(), s.orderHistoryRate()),
-				new OpenLoopLoad.Stream(Paths.LOCAL, false, URI.create(frontEnd + "/order-status"),
-						(t) -> s.localRate(), s.localRate()),
-				new OpenLoopLoad.Stream("catalogue", false, URI.create(frontEnd + "/catalogue"),
-						(t) -> s.catalogueRate(), s.catalogueRate()));
+	/**
+	 * Every path's stream into the gateway, the bursting ones at their base rate times
+	 * {@code multiplier} (of seconds since the run began).
+	 */
+	List<OpenLoopLoad.Stream> streams(String gateway, DoubleUnaryOperator multiplier) {
+		List<OpenLoopLoad.Stream> streams = new ArrayList<>();
+		for (LoadStream stream : this.topology.load()) {
+			double base = this.settings.rate(stream.path());
+			URI uri = URI.create(gateway + stream.route());
+			if (stream.bursts()) {
+				streams.add(new OpenLoopLoad.Stream(stream.path(), stream.method(), uri,
+						(t) -> base * multiplier.applyAsDouble(t), base * Trace.HIGHEST_MULTIPLIER));
+			}
+			else {
+				streams.add(new OpenLoopLoad.Stream(stream.path(), stream.method(), uri, (t) -> base, base));
+			}
+		}
+		return streams;
 	}
 
-	private static Map<String, PathRecord> records() {
+	private Map<String, PathRecord> records() {
 		Map<String, PathRecord> records = new LinkedHashMap<>();
-		PATHS.forEach((path) -> records.put(path, new PathRecord()));
+		this.topology.paths().forEach((path) -> records.put(path, new PathRecord()));
 		return records;
 	}
 

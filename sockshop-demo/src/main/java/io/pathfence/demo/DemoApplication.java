@@ -6,12 +6,12 @@ import io.pathfence.demo.run.RunCommand;
 import io.pathfence.demo.service.ServiceApplication;
 
 /**
- * One jar, two jobs: {@code run ...} runs the experiment (it starts the services itself),
- * and {@code --role=NAME} starts one service of the shop.
+ * One jar, two jobs: {@code run ...} runs an experiment on one application (it starts the
+ * services itself), and {@code --role=NAME} starts one service of an application.
  */
-public final class SockShopDemo {
+public final class DemoApplication {
 
-	private SockShopDemo() {
+	private DemoApplication() {
 	}
 
 	public static void main(String[] args) {
