@@ -72,7 +72,7 @@ final class Cluster implements AutoCloseable {
 		this.shared = this.topology.sharedService().map(Service::name).orElse(null);
 		this.logs = logs;
 		this.interference = (settings.millibottleneck().source() == MillibottleneckSource.INTERFERENCE)
-				? new CpuInterference(CpuInterference.lastAllowedCore()) : null;
+				? new CpuInterference(CpuInterference.allowedCores(), this::processesBesidesTheStalledOne) : null;
 	}
 
 	/**
@@ -211,6 +211,21 @@ final class Cluster implements AutoCloseable {
 				Thread.sleep(200);
 			}
 		}
+	}
+
+	/** The runner and every service but the stalled one: what a burner must not slow. */
+	private synchronized List<Long> processesBesidesTheStalledOne() {
+		List<Long> pids = new ArrayList<>();
+		pids.add(ProcessHandle.current().pid());
+		this.processes.forEach((service, process) -> {
+			if (!service.equals(this.settings.stalledService()) && process.isAlive()) {
+				pids.add(process.pid());
+			}
+		});
+		if (this.sidecar != null) {
+			pids.add(this.sidecar.pid());
+		}
+		return pids;
 	}
 
 	String baseUrl(String service) {

@@ -91,6 +91,10 @@ final class EnvoySidecar implements AutoCloseable {
 		}
 	}
 
+	long pid() {
+		return this.process.pid();
+	}
+
 	String baseUrl() {
 		return "http://127.0.0.1:" + this.port;
 	}

@@ -28,10 +28,10 @@ class TopologyPiecesTests {
 	}
 
 	@Test
-	void theBurnerTakesTheLastAllowedCore() {
-		assertThat(CpuInterference.lastOf("0-1")).isEqualTo(1);
-		assertThat(CpuInterference.lastOf("0,2,4-7")).isEqualTo(7);
-		assertThat(CpuInterference.lastOf("3")).isEqualTo(3);
+	void theBurnerTakesTheLastAllowedCoreAndTheOthersKeepTheRest() {
+		assertThat(CpuInterference.cores("0-1")).containsExactly(0, 1);
+		assertThat(CpuInterference.cores("0,2,4-6")).containsExactly(0, 2, 4, 5, 6);
+		assertThat(new CpuInterference("0,2,4-6", List::of).pinning()).containsExactly("taskset", "-c", "6");
 	}
 
 	@Test
