@@ -37,10 +37,6 @@ final class ClosedLoopLoad {
 	record Request(String path, String method, java.net.URI uri, double weight) {
 	}
 
-	/** What the measured time gave: answers per second, and all requests per second. */
-	record Throughput(double okPerSecond, double answeredPerSecond) {
-	}
-
 	Throughput run(List<Request> mix, int users, Duration ramp, Duration measured, long seed)
 			throws InterruptedException {
 		double total = mix.stream().mapToDouble(Request::weight).sum();

@@ -28,11 +28,13 @@ public final class Report {
 			for (String path : topology.paths()) {
 				PathStats f = result.faulted().get(path);
 				PathStats reference = result.faultFree().get(path);
+				boolean measured = reference.requests() > 0;
 				table.append(String.format(Locale.ROOT,
-						"| %s | %s | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f x | %d | %d | %d | %d |%n",
-						result.mode(), path, f.requests(), f.meanMillis(), f.p50Millis(), f.p99Millis(), f.p999Millis(),
-						reference.p99Millis(), f.p99Millis() / reference.p99Millis(), f.rejected(), f.overOneSecond(),
-						f.connectionOrTimeout(), f.otherErrors()));
+						"| %s | %s | %d | %.0f | %.0f | %.0f | %.0f | %s | %s | %d | %d | %d | %d |%n", result.mode(),
+						path, f.requests(), f.meanMillis(), f.p50Millis(), f.p99Millis(), f.p999Millis(),
+						measured ? String.format(Locale.ROOT, "%.0f", reference.p99Millis()) : "–",
+						measured ? String.format(Locale.ROOT, "%.1f x", f.p99Millis() / reference.p99Millis()) : "–",
+						f.rejected(), f.overOneSecond(), f.connectionOrTimeout(), f.otherErrors()));
 			}
 		}
 		return table.toString();
