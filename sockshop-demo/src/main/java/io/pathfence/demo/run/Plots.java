@@ -51,7 +51,7 @@ public final class Plots {
 			new Color(150, 80, 180), new Color(140, 140, 140), new Color(200, 120, 0));
 
 	/** One colour per mode, the same in every chart. */
-	static final Map<String, Color> MODE_COLOURS = Map.of("baseline", new Color(220, 110, 0), "pathfence",
+	public static final Map<String, Color> MODE_COLOURS = Map.of("baseline", new Color(220, 110, 0), "pathfence",
 			new Color(0, 150, 60), "pathfence-sct", new Color(0, 100, 160), "virtual-threads", new Color(120, 60, 200),
 			"async", new Color(200, 40, 90), "envoy", new Color(90, 160, 160));
 
@@ -199,7 +199,7 @@ public final class Plots {
 		return (index >= 0) ? PATH_COLOURS.get(index % PATH_COLOURS.size()) : Color.DARK_GRAY;
 	}
 
-	static XYChart chart(String title, String yTitle) {
+	public static XYChart chart(String title, String yTitle) {
 		XYChart chart = new XYChartBuilder().width(1100)
 			.height(420)
 			.title(title)
@@ -228,7 +228,7 @@ public final class Plots {
 		series.setMarkerColor(colour);
 	}
 
-	static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y, boolean dashed) {
+	public static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y, boolean dashed) {
 		XYSeries series = chart.addSeries(name, x, y);
 		series.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
 		series.setMarker(SeriesMarkers.NONE);
@@ -278,7 +278,8 @@ public final class Plots {
 		return highest;
 	}
 
-	static Path save(XYChart chart, Path withoutExtension) throws IOException {
+	public static Path save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path withoutExtension)
+			throws IOException {
 		BitmapEncoder.saveBitmap(chart, withoutExtension.toString(), BitmapEncoder.BitmapFormat.PNG);
 		return withoutExtension.resolveSibling(withoutExtension.getFileName() + ".png");
 	}
@@ -287,7 +288,7 @@ public final class Plots {
 	 * Samples by time, then by path: {working, calling, fence active, fence queued, fence
 	 * permits}; -1 where not recorded.
 	 */
-	static Map<Long, Map<String, int[]>> readOccupancy(Path file) throws IOException {
+	public static Map<Long, Map<String, int[]>> readOccupancy(Path file) throws IOException {
 		Map<Long, Map<String, int[]>> samples = new TreeMap<>();
 		if (file == null || !Files.exists(file)) {
 			return samples;

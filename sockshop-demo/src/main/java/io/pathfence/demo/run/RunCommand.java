@@ -329,7 +329,7 @@ public final class RunCommand implements Callable<Integer> {
 	}
 
 	/** Durations as 500ms, 10s or 2m, or ISO-8601 (PT10S). */
-	static final class DurationConverter implements ITypeConverter<Duration> {
+	public static final class DurationConverter implements ITypeConverter<Duration> {
 
 		@Override
 		public Duration convert(String value) {
@@ -355,7 +355,7 @@ public final class RunCommand implements Callable<Integer> {
 	 * A name looked up by {@code of}, whose refusal (naming what is allowed) becomes
 	 * picocli's one-line error.
 	 */
-	abstract static class NameConverter<T> implements ITypeConverter<T> {
+	public abstract static class NameConverter<T> implements ITypeConverter<T> {
 
 		private final java.util.function.Function<String, T> of;
 
@@ -375,17 +375,17 @@ public final class RunCommand implements Callable<Integer> {
 
 	}
 
-	static final class TraceConverter extends NameConverter<Trace> {
+	public static final class TraceConverter extends NameConverter<Trace> {
 
-		TraceConverter() {
+		public TraceConverter() {
 			super(Trace::of);
 		}
 
 	}
 
-	static final class ModeConverter extends NameConverter<Mode> {
+	public static final class ModeConverter extends NameConverter<Mode> {
 
-		ModeConverter() {
+		public ModeConverter() {
 			super(Mode::of);
 		}
 
