@@ -71,6 +71,7 @@ class FilterImageThroughARegistryTests(unittest.TestCase):
         self.assertEqual(pushed, self.layout_digest)
         self.assertEqual(fetched.manifest_digest, self.layout_digest)
         self.assertEqual("sha256:" + self.pinned_sha256, self.layout_digest)
+        self.assertEqual((ENVOY_FILTER / "target" / "image.digest").read_text().strip(), self.layout_digest)
         self.assertEqual(self.pinned_url, f"oci://REGISTRY/{REPOSITORY}:{self.tag}")
 
         by_digest = fetch_module(self.registry.address, REPOSITORY, self.layout_digest)
