@@ -1,13 +1,15 @@
 //! The part of Envoy's dynamic-modules ABI this module uses, written by hand.
 //!
-//! The ABI is a C header in the Envoy repository, `source/extensions/dynamic_modules/abi/abi.h`; this module is
-//! built against the one of Envoy 1.40.0 (see [`crate::compat`] for how that is checked at load time). Only the
-//! types and callbacks used here are declared. Enumerations are C `int`s: they are kept as `u32` with named
-//! constants, so that a value Envoy sends that this build does not know is a number, not undefined behaviour.
+//! The ABI is a C header in the Envoy repository, `source/extensions/dynamic_modules/abi/abi.h`. These declarations
+//! follow it as of Envoy commit 0199da4a13cb (ABI v0.1.0), and each was checked against the Envoy 1.40.0 binary
+//! (ABI v0.2.0), whose released functions keep their signatures (see README.md; [`crate::compat`] checks the Envoy
+//! at load time). Only the types and callbacks used here are declared. Enumerations are C `int`s: they are kept as
+//! `u32` with named constants, so that a value Envoy sends that this build does not know is a number, not undefined
+//! behaviour.
 //!
-//! The callbacks (functions Envoy implements) are not linked by name: [`crate::compat`] resolves each one in the
-//! Envoy process when the module is loaded and refuses to load if one is missing, so a missing callback is a
-//! clear refusal at start-up rather than a "symbol lookup error" that ends Envoy on the first request.
+//! The callbacks (functions Envoy implements) are not linked by name: [`crate::host`] resolves each one in the
+//! Envoy process when the module is loaded, and the module refuses to load if one is missing: a missing callback is
+//! a clear refusal at start-up rather than a "symbol lookup error" that ends Envoy on the first request.
 
 use std::ffi::{c_char, c_void};
 

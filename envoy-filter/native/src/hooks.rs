@@ -1,4 +1,4 @@
-//! The event hooks Envoy calls (`envoy_dynamic_module_on_*`), as `abi.h` of Envoy 1.40.0 declares them. Envoy
+//! The event hooks Envoy calls (`envoy_dynamic_module_on_*`), as `abi.h` declares them (see [`crate::abi`]). Envoy
 //! refuses a module that lacks one of the HTTP filter hooks it requires, so every one is here, including those for
 //! features the module does not use (callouts, scheduling, watermarks), which do nothing.
 //!
