@@ -7,7 +7,9 @@
 //!
 //! Run with `envoy-filter/bench/floor.sh [seconds per run] [rounds]`, which builds both modules first. The Wasm
 //! filter reads `:path` too (configured `read-path`), so that the two floors do the same work; with
-//! `PATHFENCE_FLOOR_WASM=empty` it reads nothing.
+//! `PATHFENCE_FLOOR_WASM=empty` it reads nothing. With `PATHFENCE_FLOOR_ANSWER=envoy` Envoy answers every request
+//! itself, without the upstream, so that the machine runs only Envoy and the load generator and Envoy's CPU time per
+//! request is read to a few tenths of a microsecond.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../tests/harness/mod.rs"]
@@ -50,7 +52,8 @@ struct Measure {
 
 struct Setup {
     bin: PathBuf,
-    upstream: u16,
+    /// `None`: Envoy answers every request itself.
+    upstream: Option<u16>,
     wasm: PathBuf,
     wasm_config: &'static str,
     native: PathBuf,
@@ -63,7 +66,7 @@ impl Setup {
             Variant::Wasm => Filter::Wasm(&self.wasm, self.wasm_config),
             Variant::Native => Filter::Native { dir: &self.native, filter_name: "probe", config: "" },
         };
-        Proxy::start(&self.bin, Some(self.upstream), filter).unwrap()
+        Proxy::start(&self.bin, self.upstream, filter).unwrap()
     }
 }
 
@@ -273,7 +276,12 @@ fn main() {
     }
     let wasm_config = if std::env::var("PATHFENCE_FLOOR_WASM").is_ok_and(|v| v == "empty") { "" } else { "read-path" };
     let upstream = Upstream::start(None, |_| Duration::ZERO);
-    let setup = Setup { bin, upstream: upstream.port, wasm, wasm_config, native: module_dir() };
+    let envoy_answers = std::env::var("PATHFENCE_FLOOR_ANSWER").is_ok_and(|v| v == "envoy");
+    if envoy_answers {
+        eprintln!("floor: Envoy answers every request itself, no upstream (PATHFENCE_FLOOR_ANSWER)");
+    }
+    let upstream_port = (!envoy_answers).then_some(upstream.port);
+    let setup = Setup { bin, upstream: upstream_port, wasm, wasm_config, native: module_dir() };
     let wasm_label = if wasm_config.is_empty() { "empty Wasm filter" } else { "Wasm reading :path" };
     let labels = ["without filter", wasm_label, "native reading :path"];
     eprintln!(
