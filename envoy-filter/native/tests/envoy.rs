@@ -26,12 +26,11 @@ fn requests_pass_through_the_module_and_it_sees_their_path() {
     let envoy =
         Proxy::start(&bin, Some(upstream.port), Filter::Native { dir: &dir, filter_name: "probe", config: PROBE })
             .unwrap_or_else(|log| panic!("Envoy did not start with the module: {log}"));
-    let log = envoy.log_text();
-    assert!(log.contains("Dynamic module ABI version v0.2.0 matched."), "Envoy's own check:\n{log}");
-    assert!(
-        log.contains("pathfence-native: built against the dynamic-modules ABI v0.2.0, running in Envoy 1.40.0"),
-        "{log}"
-    );
+    let matched = "Dynamic module ABI version v0.2.0 matched.";
+    let log = envoy.log_with(matched);
+    assert!(log.contains(matched), "Envoy's own check:\n{log}");
+    let loaded = "pathfence-native: built against the dynamic-modules ABI v0.2.0, running in Envoy 1.40.0";
+    assert!(log.contains(loaded), "{log}");
 
     // Fresh connections, spread over both workers: each request's path comes back as the module read it.
     let paths: Vec<String> = (0..20).map(|i| format!("/orders/{i}?page={}", i * 7)).collect();

@@ -186,6 +186,18 @@ impl Proxy {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// The log once it holds `line` (Envoy writes it out every 100 ms), or as it is after 5 s.
+    pub fn log_with(&self, line: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let log = self.log_text();
+            if log.contains(line) || Instant::now() >= deadline {
+                return log;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Counters and gauges whose name contains `filter`.
     pub fn stats(&self, filter: &str) -> HashMap<String, i64> {
         let r = get(self.admin_port, &format!("/stats?filter={filter}"), Duration::from_secs(5)).unwrap();
