@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import io.pathfence.core.InvalidPathFenceConfigurationException;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFenceListener;
 

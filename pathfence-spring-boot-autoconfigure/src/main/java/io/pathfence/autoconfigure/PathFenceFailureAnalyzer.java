@@ -3,6 +3,8 @@ package io.pathfence.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
+import io.pathfence.core.InvalidPathFenceConfigurationException;
+
 /**
  * Turns an invalid PathFence setting into a startup report that names the property, the
  * value and what is allowed.

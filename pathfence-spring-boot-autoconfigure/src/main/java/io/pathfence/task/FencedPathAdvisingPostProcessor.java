@@ -13,7 +13,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
 
 import io.pathfence.annotation.FencedPath;
-import io.pathfence.autoconfigure.InvalidPathFenceConfigurationException;
+import io.pathfence.core.InvalidPathFenceConfigurationException;
 
 /**
  * Advises beans that use {@link FencedPath} with the {@link FencedPathInterceptor}, ahead

@@ -6,8 +6,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import io.pathfence.autoconfigure.InvalidPathFenceConfigurationException;
 import io.pathfence.autoconfigure.PathFenceAutoConfiguration;
+import io.pathfence.core.InvalidPathFenceConfigurationException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
