@@ -3,6 +3,8 @@ package io.pathfence.autoconfigure;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -45,27 +47,24 @@ class PathFenceWebAutoConfigurationTests {
 	}
 
 	@Test
-	void whenRoutePatternIsMalformedThenStartupFailsNamingTheRoute() {
-		this.contextRunner.withPropertyValues("pathfence.paths.payment.routes=/payments/{id").run((context) -> {
-			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains("pathfence.paths.payment.routes[0]")
-				.contains("/payments/{id");
-		});
+	void whenRoutePatternIsMalformedThenStartupReportNamesTheRoute() {
+		FailureAnalysis analysis = ReportedFailureAnalysis
+			.ofStartup(() -> application("pathfence.paths.payment.routes=/payments/{id"));
+		assertThat(analysis.getDescription()).contains("pathfence.paths.payment.routes[0]").contains("/payments/{id");
+		assertThat(analysis.getAction()).contains("pathfence.paths.payment.routes[0]");
 	}
 
 	@Test
-	void whenExemptRouteIsMalformedThenStartupFailsNamingIt() {
-		this.contextRunner.withPropertyValues("pathfence.exempt-routes=/health/{x").run((context) -> {
-			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains("pathfence.exempt-routes[0]");
-		});
+	void whenExemptRouteIsMalformedThenStartupReportNamesIt() {
+		FailureAnalysis analysis = ReportedFailureAnalysis
+			.ofStartup(() -> application("pathfence.exempt-routes=/health/{x"));
+		assertThat(analysis.getDescription()).contains("pathfence.exempt-routes[0]").contains("/health/{x");
 	}
 
 	@Test
 	void whenRouteDoesNotStartWithSlashThenStartupFails() {
 		this.contextRunner.withPropertyValues("pathfence.paths.payment.routes=payments").run((context) -> {
-			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ReportedFailureAnalysis.of(context);
 			assertThat(analysis.getAction()).contains("starting with '/'");
 		});
 	}
@@ -73,7 +72,7 @@ class PathFenceWebAutoConfigurationTests {
 	@Test
 	void whenMethodIsNotAnHttpMethodNameThenStartupFails() {
 		this.contextRunner.withPropertyValues("pathfence.paths.payment.methods=post").run((context) -> {
-			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ReportedFailureAnalysis.of(context);
 			assertThat(analysis.getDescription()).contains("pathfence.paths.payment.methods");
 		});
 	}
@@ -81,13 +80,26 @@ class PathFenceWebAutoConfigurationTests {
 	@Test
 	void whenHandlerNamesUnknownPathThenStartupFailsNamingTheHandler() {
 		this.contextRunner.withUserConfiguration(UnknownPathController.class).run((context) -> {
-			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ReportedFailureAnalysis.of(context);
 			assertThat(analysis.getDescription()).contains("@FencedPath on")
 				.contains("Handlers#ship")
 				.contains("shipping");
 			assertThat(analysis.getAction()).contains("payment");
 		});
+	}
+
+	/** A real service on Tomcat, started as a user starts it. */
+	private static SpringApplicationBuilder application(String... properties) {
+		return new SpringApplicationBuilder(RoutedApplication.class)
+			.properties("server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off",
+					"pathfence.pool-size=10", "pathfence.paths.payment.permits=4")
+			.properties(properties);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class RoutedApplication {
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
