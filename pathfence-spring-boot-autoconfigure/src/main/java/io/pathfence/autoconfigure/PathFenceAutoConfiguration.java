@@ -34,9 +34,12 @@ public final class PathFenceAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PathFence pathFence(PathFenceProperties properties, ObjectProvider<PathFenceListener> listeners) {
+	PathFence pathFence(PathFenceProperties properties, ObjectProvider<PathFenceListener> listeners,
+			ObjectProvider<PathFenceCustomizer> customizers) {
 		List<PathFenceListener> all = listeners.orderedStream().toList();
-		return PathFenceFactory.builder(properties).listener(CompositePathFenceListener.of(all)).build();
+		PathFence.Builder builder = PathFenceFactory.builder(properties).listener(CompositePathFenceListener.of(all));
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		return builder.build();
 	}
 
 	@Bean(destroyMethod = "close")

@@ -1,5 +1,6 @@
 package io.pathfence.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -18,6 +19,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.AsyncAnnotationBeanPostProcessor;
@@ -128,6 +130,17 @@ class PathFenceAutoConfigurationTests {
 			assertThat(path).isEqualTo("payment");
 			assertThat(client.unfenced().get(5, TimeUnit.SECONDS)).isEqualTo(PathFence.LOCAL);
 			assertThat(client.threads()).isNotEmpty().allMatch((name) -> name.startsWith("pathfence-"));
+		});
+	}
+
+	@Test
+	void customizersAdjustTheFenceInTheirOrderAndFencedPathMayNameWhatTheyAdd() {
+		this.contextRunner.withUserConfiguration(CustomizedFenceConfiguration.class).run((context) -> {
+			PathFence fence = context.getBean(PathFence.class);
+			assertThat(fence.pathNames()).containsExactly("payment", "shipping", "audit", "reports", PathFence.LOCAL);
+			assertThat(fence.figures("reports").permits()).isEqualTo(2);
+			assertThat(fence.figures(PathFence.LOCAL).permits()).isEqualTo(7);
+			assertThat(context.getBean(ReportsClient.class).render().get(5, TimeUnit.SECONDS)).isEqualTo("reports");
 		});
 	}
 
@@ -276,6 +289,39 @@ class PathFenceAutoConfigurationTests {
 		@Async
 		public CompletableFuture<String> unfenced() {
 			this.threads.add(Thread.currentThread().getName());
+			return CompletableFuture.completedFuture(CurrentPath.get());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class CustomizedFenceConfiguration {
+
+		@Bean
+		@Order(2)
+		PathFenceCustomizer reportsPath() {
+			return (builder) -> builder.path("reports", 2, 5, Duration.ofMillis(100));
+		}
+
+		@Bean
+		@Order(1)
+		PathFenceCustomizer auditPath() {
+			return (builder) -> builder.path("audit", 1, 5, Duration.ofMillis(100));
+		}
+
+		@Bean
+		ReportsClient reportsClient() {
+			return new ReportsClient();
+		}
+
+	}
+
+	static class ReportsClient {
+
+		@Async
+		@FencedPath("reports")
+		public CompletableFuture<String> render() {
 			return CompletableFuture.completedFuture(CurrentPath.get());
 		}
 
