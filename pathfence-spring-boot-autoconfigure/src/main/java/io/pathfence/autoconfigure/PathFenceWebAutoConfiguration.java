@@ -14,12 +14,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.core.WaitTimer;
+import io.pathfence.task.FencedPathAdvisingPostProcessor;
 import io.pathfence.web.FencedHandlers;
 import io.pathfence.web.PathFenceFilter;
 import io.pathfence.web.RejectionRoute;
@@ -51,6 +53,13 @@ public final class PathFenceWebAutoConfiguration {
 			.forEach((name, path) -> routes.put(name,
 					new RequestClassifier.PathRoutes(path.getRoutes(), path.getMethods())));
 		return new RequestClassifier(properties.getExemptRoutes(), routes, () -> FencedHandlers.find(handlerMappings));
+	}
+
+	@Bean
+	PathFenceStartupWarnings pathFenceStartupWarnings(PathFence fence, PathFenceProperties properties,
+			Environment environment, ObjectProvider<FencedPathAdvisingPostProcessor> asyncPaths,
+			ObjectProvider<RequestMappingHandlerMapping> handlerMappings) {
+		return new PathFenceStartupWarnings(fence, properties, environment, asyncPaths, handlerMappings);
 	}
 
 	@Bean
