@@ -5,7 +5,7 @@
 # (1000/s over the three routes, every variant at once) and a saturating one (wrk, 32 connections, closed loop,
 # one variant at a time); prints each variant's figures and the medians of the per-round differences.
 #
-# Usage: scripts/bench-starter.sh [rounds, default 6] [seconds per measurement, default 6]
+# Usage: scripts/bench-starter.sh [rounds, default 6] [seconds per variant and load, default 8]
 # The defaults take about 8 minutes on 2 cores, build included. PATHFENCE_BENCH_VARIANTS=without,noop,classify,
 # no-metrics,starter adds the variants that show where the cost goes (about twice as long per round);
 # PATHFENCE_BENCH_WARMUP caps the seconds of wrk that warm each service up until its JIT is quiet (default 60).
@@ -20,7 +20,7 @@ if ! command -v wrk >/dev/null 2>&1; then
 fi
 
 ./mvnw -B -ntp -q -pl pathfence-benchmarks,pathfence-benchmarks-app -am package -Dmaven.test.skip=true
-OUT="$PATHFENCE_ROOT/results/bench-starter"
+OUT="${OUT:-$PATHFENCE_ROOT/results/bench-starter}"   # results/ is ignored by git
 mkdir -p "$OUT"
 rm -f "$OUT"/service-round-*.log "$OUT/rounds.csv" "$OUT/warmup.csv" "$OUT/summary.txt"
 java -version 2>&1 | head -1 | tee "$OUT/summary.txt"

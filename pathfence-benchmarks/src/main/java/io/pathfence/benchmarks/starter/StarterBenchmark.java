@@ -53,7 +53,11 @@ public final class StarterBenchmark {
 
 	private static final Duration WARM_UP_CHUNK = Duration.ofSeconds(3);
 
-	private static final Duration MIN_WARM_UP = Duration.ofSeconds(9);
+	/** Chunks of each warm-up step at least, quiet or not. */
+	private static final int MIN_WARM_UP_CHUNKS = 2;
+
+	/** One slice of the saturating load on one service. */
+	private static final Duration SLICE = Duration.ofSeconds(2);
 
 	/** Below this share of a chunk's time in the compiler threads, the JIT is done. */
 	private static final double QUIET_COMPILER_SHARE = 0.03;
@@ -104,7 +108,7 @@ public final class StarterBenchmark {
 
 	public static void main(String[] args) throws Exception {
 		int rounds = argument(args, 0, 6, 1, 50, "rounds");
-		int seconds = argument(args, 1, 6, 1, 120, "seconds");
+		int seconds = argument(args, 1, 8, 1, 120, "seconds");
 		int warmUpSeconds = Integer.parseInt(System.getenv().getOrDefault("PATHFENCE_BENCH_WARMUP", "60"));
 		List<Variant> variants = Arrays
 			.stream(System.getenv().getOrDefault("PATHFENCE_BENCH_VARIANTS", "without,starter").split(","))
@@ -143,17 +147,18 @@ public final class StarterBenchmark {
 				"bench: %d rounds; in each, one fresh service JVM per variant (%s), warmed up by wrk until its JIT is "
 						+ "quiet (at most %d s), then "
 						+ "%d s of %s on each variant at once (%d connections each, paced), and %d s saturating "
-						+ "(wrk, %d connections, closed loop) on each alone, the others stopped%n",
+						+ "(wrk, %d connections, closed loop) on each alone, the others stopped, in slices of %d s that "
+						+ "alternate between the variants%n",
 				this.rounds, String.join(", ", this.variants.stream().map((v) -> v.id).toList()),
 				this.warmUp.toSeconds(), this.length.toSeconds(), moderateLabel, PACED_CONNECTIONS,
-				this.length.toSeconds(), SATURATING_CONNECTIONS);
+				this.length.toSeconds(), SATURATING_CONNECTIONS, SLICE.toSeconds());
 		System.err.println("bench: service JVM " + String.join(" ", SERVICE_JVM_FLAGS) + ", java "
 				+ System.getProperty("java.version") + "; results in " + this.out);
 		String loadBefore = loadAverage();
 		try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(this.out.resolve("rounds.csv")));
 				PrintWriter warmUps = new PrintWriter(Files.newBufferedWriter(this.out.resolve("warmup.csv")))) {
 			this.warmUpLog = warmUps;
-			warmUps.println("round,variant,second,throughput,compiler_ms");
+			warmUps.println("round,variant,second,connections,throughput,compiler_ms");
 			csv.println("round,load,variant,throughput,p50_us,p99_us,cpu_us_per_request,requests,errors");
 			for (int round = 0; round < this.rounds; round++) {
 				Map<Variant, Map<Load, Measure>> measured = runRound(round);
@@ -200,8 +205,9 @@ public final class StarterBenchmark {
 					.forEach((app) -> System.err.println("bench: " + app.variant.id + " filters " + app.filters));
 			}
 			for (Variant v : order) {
-				measured.get(v).put(Load.SATURATING, saturating(apps, v, round));
+				alone(apps, v, () -> warmUp(apps.get(v), round));
 			}
+			saturating(apps, order).forEach((v, m) -> measured.get(v).put(Load.SATURATING, m));
 			List<Measure> paced = moderate(apps, round);
 			for (int i = 0; i < this.variants.size(); i++) {
 				measured.get(this.variants.get(i)).put(Load.MODERATE, paced.get(i));
@@ -217,51 +223,100 @@ public final class StarterBenchmark {
 		return measured;
 	}
 
-	/** One service alone, the others stopped: wrk to warm it up, then wrk measured. */
-	private Measure saturating(Map<Variant, AppProcess> apps, Variant variant, int round) throws Exception {
+	/**
+	 * The saturating load, in slices of {@link #SLICE} that alternate between the
+	 * variants (forwards, then backwards), each slice on one service alone: the load of
+	 * this shared machine drifts by tens of per cent within seconds, and slices this
+	 * short meet the same drift. Per variant: throughput and CPU over all its slices,
+	 * latency percentiles the medians of its slices'.
+	 */
+	private Map<Variant, Measure> saturating(Map<Variant, AppProcess> apps, List<Variant> order) throws Exception {
+		long slices = Math.max(1, (this.length.toSeconds() + SLICE.toSeconds() - 1) / SLICE.toSeconds());
+		Map<Variant, List<Measure>> measured = new LinkedHashMap<>();
+		for (long k = 0; k < slices; k++) {
+			List<Variant> sliceOrder = new ArrayList<>(order);
+			if (k % 2 == 1) {
+				java.util.Collections.reverse(sliceOrder);
+			}
+			for (Variant v : sliceOrder) {
+				AppProcess app = apps.get(v);
+				alone(apps, v, () -> {
+					Map<Long, Long> before = app.cpuByThread();
+					Measure m = this.wrk.run(app.port, SLICE);
+					measured.computeIfAbsent(v, (x) -> new ArrayList<>())
+						.add(m.withCpu(AppProcess.cpuBetween(before, app.cpuByThread())));
+				});
+			}
+		}
+		Map<Variant, Measure> combined = new LinkedHashMap<>();
+		measured.forEach((v, ms) -> combined.put(v, combine(ms)));
+		return combined;
+	}
+
+	private static Measure combine(List<Measure> slices) {
+		long requests = slices.stream().mapToLong(Measure::requests).sum();
+		double seconds = slices.stream().mapToDouble((m) -> m.requests() / m.throughput()).sum();
+		double cpuMicros = slices.stream().mapToDouble((m) -> m.cpuMicrosPerRequest() * m.requests()).sum();
+		return new Measure(requests / seconds, Stats.median(slices.stream().mapToDouble(Measure::p50Micros).toArray()),
+				Stats.median(slices.stream().mapToDouble(Measure::p99Micros).toArray()), cpuMicros / requests, requests,
+				slices.stream().mapToLong(Measure::errors).sum());
+	}
+
+	/** Runs {@code work} with every other service stopped. */
+	private static void alone(Map<Variant, AppProcess> apps, Variant variant, Work work) throws Exception {
 		AppProcess app = apps.get(variant);
 		apps.values().stream().filter((a) -> a != app).forEach(AppProcess::pause);
 		try {
-			warmUp(app, round);
-			Map<Long, Long> before = app.cpuByThread();
-			Measure m = this.wrk.run(app.port, this.length);
-			return m.withCpu(AppProcess.cpuBetween(before, app.cpuByThread()));
+			work.run();
 		}
 		finally {
 			apps.values().stream().filter((a) -> a != app).forEach(AppProcess::resume);
 		}
 	}
 
+	private interface Work {
+
+		void run() throws Exception;
+
+	}
+
 	/**
-	 * wrk until the JIT is done with the request path: in chunks, until the service's
-	 * compiler threads used less than {@value #QUIET_COMPILER_SHARE} of a chunk's time.
-	 * On two cores their work competes with the load (the C2 compiler took about 17 s of
-	 * CPU on this service before it fell quiet), so a fixed warm-up would be either long
-	 * or sometimes too short. Every chunk is logged, with its throughput and compiler
-	 * time.
+	 * wrk until the JIT is done with the request path: first on one connection, then on
+	 * the saturating load's, each time in chunks until the service's compiler threads
+	 * used less than {@value #QUIET_COMPILER_SHARE} of a chunk's time. The compilers'
+	 * work (the C2 compiler's took about 13 s of CPU on this service) competes with the
+	 * load's threads for the two cores: under one connection it is done in about 12 s,
+	 * under 32 in about 30. The second step compiles what only concurrency reaches
+	 * (contended locks, more of Tomcat's threads). Every chunk is logged, with its
+	 * throughput and compiler time.
 	 */
 	private void warmUp(AppProcess app, int round) throws Exception {
 		long started = System.nanoTime();
+		warmUpUntilQuiet(app, round, 1, started);
+		warmUpUntilQuiet(app, round, SATURATING_CONNECTIONS, started);
+		this.warmUpSeconds.computeIfAbsent(app.variant, (v) -> new ArrayList<>())
+			.add(Duration.ofNanos(System.nanoTime() - started).toSeconds());
+	}
+
+	private void warmUpUntilQuiet(AppProcess app, int round, int connections, long started) throws Exception {
 		long compiled = app.compilerCpuNanos();
-		for (long elapsed = 0;;) {
-			Measure m = this.wrk.run(app.port, WARM_UP_CHUNK);
+		for (int chunks = 1;; chunks++) {
+			Measure m = this.wrk.run(app.port, WARM_UP_CHUNK, connections);
 			long compiledNow = app.compilerCpuNanos();
 			long compiling = compiledNow - compiled;
 			compiled = compiledNow;
-			elapsed = Duration.ofNanos(System.nanoTime() - started).toSeconds();
-			this.warmUpLog.printf(Locale.ROOT, "%d,%s,%d,%.0f,%d%n", round + 1, app.variant.id, elapsed, m.throughput(),
-					compiling / 1_000_000);
+			long elapsed = Duration.ofNanos(System.nanoTime() - started).toSeconds();
+			this.warmUpLog.printf(Locale.ROOT, "%d,%s,%d,%d,%.0f,%d%n", round + 1, app.variant.id, elapsed, connections,
+					m.throughput(), compiling / 1_000_000);
 			this.warmUpLog.flush();
 			boolean quiet = compiling < QUIET_COMPILER_SHARE * WARM_UP_CHUNK.toNanos();
-			if (quiet && elapsed >= MIN_WARM_UP.toSeconds()) {
-				this.warmUpSeconds.computeIfAbsent(app.variant, (v) -> new ArrayList<>()).add(elapsed);
+			if (quiet && chunks >= MIN_WARM_UP_CHUNKS) {
 				return;
 			}
 			if (elapsed >= this.warmUp.toSeconds()) {
 				System.err.println("bench: the JIT of " + app.variant.id + " was still compiling ("
 						+ compiling / 1_000_000 + " ms in the last " + WARM_UP_CHUNK.toSeconds()
 						+ " s) when the warm-up ran out after " + elapsed + " s (PATHFENCE_BENCH_WARMUP)");
-				this.warmUpSeconds.computeIfAbsent(app.variant, (v) -> new ArrayList<>()).add(elapsed);
 				return;
 			}
 		}

@@ -57,7 +57,12 @@ final class Wrk {
 
 	/** Runs wrk for {@code length} against the service on {@code port}; its figures. */
 	Measure run(int port, Duration length) throws IOException, InterruptedException {
-		String output = runWrk(port, length);
+		return run(port, length, this.connections);
+	}
+
+	/** As {@link #run(int, Duration)}, on {@code connections} connections. */
+	Measure run(int port, Duration length, int connections) throws IOException, InterruptedException {
+		String output = runWrk(port, length, connections);
 		long total = Long.parseLong(find(REQUESTS, output, 1));
 		long non2xx = Optional.ofNullable(findOrNull(NON_2XX, output, 1)).map(Long::parseLong).orElse(0L);
 		long socketErrors = 0;
@@ -73,11 +78,11 @@ final class Wrk {
 				0, answered, non2xx + socketErrors);
 	}
 
-	private String runWrk(int port, Duration length) throws IOException, InterruptedException {
-		Process wrk = this.processes.start(
-				new ProcessBuilder("wrk", "-t1", "-c" + this.connections, "-d" + length.toSeconds() + "s", "--latency",
-						"-s", this.script.toString(), "http://127.0.0.1:" + port + "/")
-					.redirectErrorStream(true));
+	private String runWrk(int port, Duration length, int connections) throws IOException, InterruptedException {
+		Process wrk = this.processes
+			.start(new ProcessBuilder("wrk", "-t1", "-c" + connections, "-d" + length.toSeconds() + "s", "--latency",
+					"-s", this.script.toString(), "http://127.0.0.1:" + port + "/")
+				.redirectErrorStream(true));
 		try {
 			String output = new String(wrk.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 			if (wrk.waitFor() != 0) {
