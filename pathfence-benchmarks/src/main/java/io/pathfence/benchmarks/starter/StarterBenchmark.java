@@ -30,7 +30,8 @@ import java.util.regex.Pattern;
  * Run by {@code scripts/bench-starter.sh [rounds] [seconds]}, which builds the service
  * and installs wrk. {@code PATHFENCE_BENCH_VARIANTS} (comma-separated, default
  * {@code without,starter}) adds the variants that show where the cost goes: {@code noop},
- * {@code classify}, {@code no-metrics}.
+ * {@code classify}, {@code no-metrics}; {@code without-again} is the baseline once more,
+ * for the benchmark's resolution.
  */
 public final class StarterBenchmark {
 
@@ -226,9 +227,9 @@ public final class StarterBenchmark {
 	/**
 	 * The saturating load, in slices of {@link #SLICE} that alternate between the
 	 * variants (forwards, then backwards), each slice on one service alone: the load of
-	 * this shared machine drifts by tens of per cent within seconds, and slices this
-	 * short meet the same drift. Per variant: throughput and CPU over all its slices,
-	 * latency percentiles the medians of its slices'.
+	 * this shared machine drifts within seconds, and slices this short meet the same
+	 * drift. Per variant: throughput and CPU over all its slices, latency percentiles the
+	 * medians of its slices'.
 	 */
 	private Map<Variant, Measure> saturating(Map<Variant, AppProcess> apps, List<Variant> order) throws Exception {
 		long slices = Math.max(1, (this.length.toSeconds() + SLICE.toSeconds() - 1) / SLICE.toSeconds());
@@ -283,12 +284,11 @@ public final class StarterBenchmark {
 	/**
 	 * wrk until the JIT is done with the request path: first on one connection, then on
 	 * the saturating load's, each time in chunks until the service's compiler threads
-	 * used less than {@value #QUIET_COMPILER_SHARE} of a chunk's time. The compilers'
-	 * work (the C2 compiler's took about 13 s of CPU on this service) competes with the
-	 * load's threads for the two cores: under one connection it is done in about 12 s,
-	 * under 32 in about 30. The second step compiles what only concurrency reaches
-	 * (contended locks, more of Tomcat's threads). Every chunk is logged, with its
-	 * throughput and compiler time.
+	 * used less than {@value #QUIET_COMPILER_SHARE} of a chunk's time. The compilers
+	 * compete with the load's threads for the two cores, and under the saturating load
+	 * they take more than twice as long to finish as under one connection; the second
+	 * step compiles what only concurrency reaches (contended locks, more of Tomcat's
+	 * threads). Every chunk is logged, with its throughput and compiler time.
 	 */
 	private void warmUp(AppProcess app, int round) throws Exception {
 		long started = System.nanoTime();

@@ -17,6 +17,12 @@ enum Variant {
 	 */
 	WITHOUT("without", "without the starter", false, null, excludeAll()),
 
+	/**
+	 * The baseline again, in its own process: against the baseline it shows the
+	 * benchmark's resolution (an A/A comparison).
+	 */
+	WITHOUT_AGAIN("without-again", "without the starter, again (A/A)", false, null, excludeAll()),
+
 	/** No starter, one filter that passes every request on, where the starter's sits. */
 	NOOP("noop", "a filter that does nothing", false, "noopFilter", excludeAll(), "--bench.floor=noop"),
 
