@@ -13,13 +13,11 @@ import java.util.zip.CRC32;
  * Names a path after the set of downstream services its routes call.
  * <p>
  * The set reads {@code payment+shipping} (sorted, joined with {@code +}). A path name
- * must also be a configuration key the starter and the filter both accept and keep as
- * written: the starter takes {@code [A-Za-z0-9][A-Za-z0-9_.-]*}, the filter letters,
- * digits, {@code _} and {@code -}, and Spring Boot drops every character other than
- * letters, digits, {@code -} and {@code .} from a map key written without brackets. So
- * each service name is reduced to letters, digits and single dashes, and the names are
- * joined with a double dash: {@code payment--shipping}. Long names are cut and end in a
- * hash of the whole set, so that they stay distinct.
+ * must also be a key both the starter ({@code [A-Za-z0-9][A-Za-z0-9_.-]*}) and the filter
+ * (letters, digits, {@code _} and {@code -}) accept, and neither takes {@code +}. So each
+ * service name is reduced to letters, digits and single dashes, and the names are joined
+ * with an underscore, which then only ever joins: {@code payment_shipping}. Long names
+ * are cut and end in a hash of the whole set, so that they stay distinct.
  */
 public final class PathNames {
 
@@ -31,7 +29,7 @@ public final class PathNames {
 	 */
 	public static final String LOCAL = "local";
 
-	private static final String JOINER = "--";
+	private static final String JOINER = "_";
 
 	private static final int HASH_LENGTH = 8;
 
@@ -62,7 +60,7 @@ public final class PathNames {
 		CRC32 crc = new CRC32();
 		crc.update(setName(downstreams).getBytes(StandardCharsets.UTF_8));
 		String hash = String.format(Locale.ROOT, "%08x", crc.getValue());
-		String head = name.substring(0, MAX_LENGTH - HASH_LENGTH - 1).replaceAll("-+$", "");
+		String head = name.substring(0, MAX_LENGTH - HASH_LENGTH - 1).replaceAll("[-_]+$", "");
 		return head + "-" + hash;
 	}
 

@@ -10,11 +10,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 class PathNamesTests {
 
-	/**
-	 * What the starter accepts, what the filter accepts, and what Boot keeps of a map
-	 * key.
-	 */
-	private static final String VALID = "[A-Za-z0-9][A-Za-z0-9-]*";
+	/** What both the starter and the filter accept. */
+	private static final String VALID = "[A-Za-z0-9][A-Za-z0-9_-]*";
 
 	@Test
 	void setIsSortedAndJoinedWithPlus() {
@@ -22,17 +19,18 @@ class PathNamesTests {
 	}
 
 	@Test
-	void pathNameJoinsSortedServicesWithADoubleDash() {
-		assertThat(PathNames.pathName(List.of("shipping", "payment"))).isEqualTo("payment--shipping");
+	void pathNameJoinsSortedServicesWithAnUnderscore() {
+		assertThat(PathNames.pathName(List.of("shipping", "payment"))).isEqualTo("payment_shipping");
 		assertThat(PathNames.pathName(List.of("unique-id", "compose-post", "text")))
-			.isEqualTo("compose-post--text--unique-id");
+			.isEqualTo("compose-post_text_unique-id");
 	}
 
 	@Test
-	void charactersNoConfigurationKeepsBecomeSingleDashes() {
+	void charactersEitherConfigurationRefusesBecomeSingleDashes() {
 		assertThat(PathNames.pathName(List.of("orders.default.svc:8080"))).isEqualTo("orders-default-svc-8080");
+		// An underscore only ever joins two services' names.
 		assertThat(PathNames.pathName(List.of("compose_post__service"))).isEqualTo("compose-post-service");
-		assertThat(PathNames.pathName(List.of("[::1]:8081", "payment"))).isEqualTo("1-8081--payment");
+		assertThat(PathNames.pathName(List.of("[::1]:8081", "payment"))).isEqualTo("1-8081_payment");
 		assertThat(PathNames.pathName(List.of("__"))).isEqualTo("x");
 		for (String name : List.of("a+b", "-x-", "a b", "ÄÖ", "10.0.0.1:80")) {
 			assertThat(PathNames.pathName(List.of(name, "z"))).matches(VALID);
@@ -47,7 +45,7 @@ class PathNamesTests {
 				"user-timeline-service");
 		String name = PathNames.pathName(five);
 		assertThat(name).hasSizeLessThanOrEqualTo(PathNames.MAX_LENGTH)
-			.startsWith("compose-post-service--media-service--text-service--uni")
+			.startsWith("compose-post-service_media-service_text-service_uni")
 			.matches(VALID + "-[0-9a-f]{8}");
 		assertThat(PathNames.pathName(other)).isNotEqualTo(name).hasSizeLessThanOrEqualTo(PathNames.MAX_LENGTH);
 		assertThat(PathNames.pathName(five)).isEqualTo(name);

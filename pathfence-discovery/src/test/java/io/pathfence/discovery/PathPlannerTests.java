@@ -21,7 +21,7 @@ class PathPlannerTests {
 	void routesWithTheSameDownstreamsShareOnePathNamedFromThem() {
 		PathPlan plan = PathPlanner.withDefaults().plan(this.shop);
 		assertThat(plan.paths()).extracting(ProposedPath::name)
-			.containsExactly("carts--user", "catalogue", "payment--shipping");
+			.containsExactly("carts_user", "catalogue", "payment_shipping");
 		ProposedPath carts = plan.paths().get(0);
 		assertThat(carts.downstreamSet()).isEqualTo("carts+user");
 		assertThat(carts.routes()).extracting((r) -> r.route().toString())
@@ -32,7 +32,7 @@ class PathPlannerTests {
 		assertThat(plan.local()).extracting((r) -> r.route().toString()).containsExactly("GET /health");
 		assertThat(plan.leftLocal()).isEmpty();
 		assertThat(plan.warnings()).isEmpty();
-		assertThat(plan.pathOf(Route.of("GET", "/orders"))).contains("carts--user");
+		assertThat(plan.pathOf(Route.of("GET", "/orders"))).contains("carts_user");
 		assertThat(plan.pathOf(Route.of("GET", "/health"))).contains("local");
 		assertThat(plan.pathOf(Route.of("GET", "/nowhere"))).isEmpty();
 	}
@@ -52,7 +52,7 @@ class PathPlannerTests {
 	void beyondThePathCapTheLeastUsedSetsStayLocalAndAreReported() {
 		PathPlan plan = new PathPlanner(2, 256).plan(this.shop);
 		// carts+user: 28 requests, payment+shipping: 15, catalogue: 30.
-		assertThat(plan.paths()).extracting(ProposedPath::name).containsExactly("carts--user", "catalogue");
+		assertThat(plan.paths()).extracting(ProposedPath::name).containsExactly("carts_user", "catalogue");
 		assertThat(plan.leftLocal()).extracting((left) -> left.route().route().toString(), LeftLocal::reason)
 			.containsExactly(org.assertj.core.groups.Tuple.tuple("POST /orders", LeftLocal.Reason.TOO_MANY_PATHS),
 					org.assertj.core.groups.Tuple.tuple("POST /orders/{id}/cancel", LeftLocal.Reason.TOO_MANY_PATHS));
@@ -67,7 +67,7 @@ class PathPlannerTests {
 		PathPlan plan = new PathPlanner(16, 3).plan(this.shop);
 		// Busiest calling routes: /catalogue 30, GET /orders/{id} 20, POST /orders 12.
 		assertThat(plan.paths()).extracting(ProposedPath::name)
-			.containsExactly("carts--user", "catalogue", "payment--shipping");
+			.containsExactly("carts_user", "catalogue", "payment_shipping");
 		assertThat(plan.paths().get(0).routes()).hasSize(1);
 		assertThat(plan.warnings()).containsExactly(
 				"GET /orders (calls carts+user, 8 requests) left local: more than 3 routes call downstreams",
@@ -86,7 +86,7 @@ class PathPlannerTests {
 		PathPlan plan = PathPlanner.withDefaults()
 			.plan(List.of(route("GET", "/a", 2, "x"), route("GET", "/a", 3, "y"), route("GET", "/b", 1, "x", "y")));
 		assertThat(plan.paths()).singleElement().satisfies((path) -> {
-			assertThat(path.name()).isEqualTo("x--y");
+			assertThat(path.name()).isEqualTo("x_y");
 			assertThat(path.routes()).extracting(LearnedRoute::requests).containsExactly(5L, 1L);
 			assertThat(path.routes().get(0).calls()).containsEntry("x", 2L).containsEntry("y", 3L);
 		});

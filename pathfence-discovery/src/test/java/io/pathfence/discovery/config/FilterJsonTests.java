@@ -19,15 +19,15 @@ class FilterJsonTests {
 						{
 						  "paths": [
 						    {"name": "carts", "match": {"regex": "(?:/carts/[^/]+)|(?:/carts/[^/]+/items/[^/]+)"}, "max_concurrency": 10},
-						    {"name": "payment--shipping", "match": {"regex": "(?:/orders)|(?:/orders/[^/]+/cancel)", "method": "POST"}, "max_concurrency": 10},
+						    {"name": "payment_shipping", "match": {"regex": "(?:/orders)|(?:/orders/[^/]+/cancel)", "method": "POST"}, "max_concurrency": 10},
 						    {"name": "reports", "match": {"exact": "/orders/summary", "method": "GET"}, "max_concurrency": 10},
-						    {"name": "carts--user", "match": {"prefix": "/orders/", "method": "GET"}, "max_concurrency": 10}
+						    {"name": "carts_user", "match": {"prefix": "/orders/", "method": "GET"}, "max_concurrency": 10}
 						  ]
 						}
 						""");
 		assertThat(json.warnings()).containsExactly(
 				"path bank is left out: none of its routes can be configured (ProcessRefund)",
-				"local route GET /orders/count would be fenced in path carts--user by the filter's matches"
+				"local route GET /orders/count would be fenced in path carts_user by the filter's matches"
 						+ " (GET /orders/count matches it)");
 	}
 

@@ -14,7 +14,7 @@ class StarterYamlTests {
 	@Test
 	void writesEachPathsRoutesAndMethodsInAnOrderThatKeepsEachRouteOnItsPath() {
 		GeneratedConfig yaml = StarterYaml.write(WriterScenario.PLAN, 10, List.of("Learned from traces of orders."));
-		// reports must come before carts--user, whose /orders/{id} also matches
+		// reports must come before carts_user, whose /orders/{id} also matches
 		// /orders/summary.
 		assertThat(yaml.text()).isEqualTo("""
 				# Learned from traces of orders.
@@ -31,7 +31,7 @@ class StarterYamlTests {
 				      methods:
 				        - DELETE
 				        - PUT
-				    payment--shipping:
+				    payment_shipping:
 				      # calls payment+shipping; 2 routes, 15 requests
 				      permits: 10
 				      routes:
@@ -46,7 +46,7 @@ class StarterYamlTests {
 				        - "/orders/summary"
 				      methods:
 				        - GET
-				    carts--user:
+				    carts_user:
 				      # calls carts+user; 1 route, 20 requests
 				      permits: 10
 				      routes:
@@ -57,7 +57,7 @@ class StarterYamlTests {
 				""");
 		assertThat(yaml.warnings()).containsExactly(
 				"path bank is left out: none of its routes can be configured (ProcessRefund)",
-				"local route GET /orders/count would be fenced in path carts--user by the starter's routes"
+				"local route GET /orders/count would be fenced in path carts_user by the starter's routes"
 						+ " (GET /orders/count matches it)");
 	}
 
