@@ -62,7 +62,8 @@ final class Grid {
 						appCells.add(new Cell(topology, trace,
 								session.measure(mode, trace, reference, this.plan.faulted())));
 					}
-					if (topology.name().equals(this.plan.mixApp()) || app.equals(this.plan.mixApp())) {
+					if ((topology.name().equals(this.plan.mixApp()) || app.equals(this.plan.mixApp()))
+							&& this.plan.mixModes().contains(mode)) {
 						mixApp = topology;
 						mixes.add(session.mix(mode, mixOf(topology)));
 					}

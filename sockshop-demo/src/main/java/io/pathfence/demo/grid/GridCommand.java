@@ -47,7 +47,7 @@ public final class GridCommand implements Callable<Integer> {
 			converter = RunCommand.ModeConverter.class, description = "Modes (default: ${DEFAULT-VALUE}).")
 	List<Mode> modes;
 
-	@Option(names = "--warm-up", defaultValue = "4s", converter = RunCommand.DurationConverter.class,
+	@Option(names = "--warm-up", defaultValue = "3s", converter = RunCommand.DurationConverter.class,
 			description = "Unmeasured load after each mode switch (default: ${DEFAULT-VALUE}).")
 	Duration warmUp;
 
@@ -60,18 +60,24 @@ public final class GridCommand implements Callable<Integer> {
 			description = "Measured time of each cell: two millibottlenecks (default: ${DEFAULT-VALUE}).")
 	Duration faulted;
 
-	@Option(names = "--users", split = ",", defaultValue = "16,64",
+	@Option(names = "--users", split = ",", defaultValue = "32",
 			description = "Closed-loop users for the maximum throughput: each level is measured and the most "
-					+ "answers count (default: ${DEFAULT-VALUE}).")
+					+ "answers count. The default is more than the shared service's threads, so every mode "
+					+ "is saturated, and fewer than its connections (default: ${DEFAULT-VALUE}).")
 	List<Integer> users;
 
-	@Option(names = "--closed-loop", defaultValue = "5s", converter = RunCommand.DurationConverter.class,
+	@Option(names = "--closed-loop", defaultValue = "4s", converter = RunCommand.DurationConverter.class,
 			description = "Measured time of the closed loop, after a 2 s ramp (default: ${DEFAULT-VALUE}).")
 	Duration closedLoop;
 
 	@Option(names = "--mix-app", defaultValue = "social-network",
 			description = "Application of the path mix (Fig. 14); 'none' for none (default: ${DEFAULT-VALUE}).")
 	String mixApp;
+
+	@Option(names = "--mix-modes", split = ",", defaultValue = "baseline,async,pathfence-sct,pathfence",
+			converter = RunCommand.ModeConverter.class,
+			description = "Modes that run the path mix, of those in --modes (default: ${DEFAULT-VALUE}).")
+	List<Mode> mixModes;
 
 	@Option(names = "--jar", description = "The demo's jar (default: this one).")
 	Path jar;
@@ -142,7 +148,7 @@ public final class GridCommand implements Callable<Integer> {
 		Path jarFile = (this.jar != null) ? this.jar : ownJar();
 		return new GridPlan(List.copyOf(this.apps), List.copyOf(this.traces), List.copyOf(this.modes), this.warmUp,
 				this.reference, this.faulted, List.copyOf(this.users), Duration.ofSeconds(2), this.closedLoop, mix,
-				jarFile, folder);
+				List.copyOf(this.mixModes), jarFile, folder);
 	}
 
 	private Path ownJar() {

@@ -22,12 +22,13 @@ import io.pathfence.demo.run.Trace;
  * @param ramp the closed loop's unmeasured start
  * @param closedLoop the closed loop's measured time
  * @param mixApp the application of the path mix (Fig. 14), or {@code null} for none
+ * @param mixModes the modes that run the path mix
  * @param jar the demo's jar
  * @param results the run's folder
  */
 record GridPlan(List<String> apps, List<Trace> traces, List<Mode> modes, Duration warmUp, Duration reference,
-		Duration faulted, List<Integer> users, Duration ramp, Duration closedLoop, String mixApp, Path jar,
-		Path results) {
+		Duration faulted, List<Integer> users, Duration ramp, Duration closedLoop, String mixApp, List<Mode> mixModes,
+		Path jar, Path results) {
 
 	/**
 	 * The order the modes run in on one application's services: those that differ only at
@@ -61,7 +62,7 @@ record GridPlan(List<String> apps, List<Trace> traces, List<Mode> modes, Duratio
 		}
 		total *= this.apps.size();
 		if (this.mixApp != null) {
-			total += this.modes.size() * 32;
+			total += this.modes.stream().filter(this.mixModes::contains).count() * 32;
 		}
 		return total;
 	}
