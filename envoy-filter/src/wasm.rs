@@ -436,17 +436,26 @@ impl Stream {
     }
 }
 
+/// The request headers of the current stream, read as bytes: a value need not be UTF-8 (the SDK's text reads
+/// panic on one, which aborted the VM with every stream of its worker). Read only from the request-headers
+/// callback, where Envoy has the map and answers `Ok` or `NotFound`, the only statuses the SDK does not panic on.
 struct Headers;
 
+impl Headers {
+    fn get(name: &str) -> Option<Vec<u8>> {
+        hostcalls::get_map_value_bytes(proxy_wasm::types::MapType::HttpRequestHeaders, name).ok().flatten()
+    }
+}
+
 impl RequestView for Headers {
-    fn path(&self) -> Option<String> {
-        hostcalls::get_map_value(proxy_wasm::types::MapType::HttpRequestHeaders, ":path").ok().flatten()
+    fn path(&self) -> Option<Vec<u8>> {
+        Headers::get(":path")
     }
-    fn method(&self) -> Option<String> {
-        hostcalls::get_map_value(proxy_wasm::types::MapType::HttpRequestHeaders, ":method").ok().flatten()
+    fn method(&self) -> Option<Vec<u8>> {
+        Headers::get(":method")
     }
-    fn header(&self, name: &str) -> Option<String> {
-        hostcalls::get_map_value(proxy_wasm::types::MapType::HttpRequestHeaders, name).ok().flatten()
+    fn header(&self, name: &str) -> Option<Vec<u8>> {
+        Headers::get(name)
     }
 }
 
