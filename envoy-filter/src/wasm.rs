@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
 use crate::limiter::{Decision, Effect, Watch, Worker};
 use crate::pace::{Pace, TickWork};
+use crate::stats::{Ids, StatIds};
 
 proxy_wasm::main! {{
     proxy_wasm::set_log_level(LogLevel::Info);
@@ -39,6 +40,11 @@ thread_local! {
     static WATCH: OnceCell<Rc<Watch>> = const { OnceCell::new() };
 }
 
+thread_local! {
+    /// The stats this thread's VM has defined, for the workers of every configuration (see [`StatIds`]).
+    static STAT_IDS: RefCell<StatIds> = RefCell::new(StatIds::default());
+}
+
 fn thread_watch(wall_ms: u64) -> Rc<Watch> {
     WATCH.with(|watch| Rc::clone(watch.get_or_init(|| Rc::new(Watch::starting_at(wall_ms)))))
 }
@@ -49,14 +55,14 @@ fn host_error(what: &str, status: Status) -> HostError {
 
 /// The host as seen from one worker thread: hostcalls plus the ids of the metrics defined at configure time.
 struct EnvoyHost {
-    metric_ids: Vec<[Option<u32>; 6]>,
+    metric_ids: Vec<Ids>,
     /// Metric deltas gathered between flushes: one hostcall per changed stat per flush instead of three per request.
     pending: RefCell<Vec<[i64; 6]>>,
 }
 
 impl EnvoyHost {
-    fn new(config: &Config) -> EnvoyHost {
-        EnvoyHost { metric_ids: define_metrics(config), pending: RefCell::new(vec![[0; 6]; config.reservations.len()]) }
+    fn new(config: &Config, metric_ids: Vec<Ids>) -> EnvoyHost {
+        EnvoyHost { metric_ids, pending: RefCell::new(vec![[0; 6]; config.reservations.len()]) }
     }
 
     fn flush_metrics(&self) {
@@ -126,20 +132,19 @@ impl Metrics for EnvoyHost {
     }
 }
 
-fn define_metrics(config: &Config) -> Vec<[Option<u32>; 6]> {
-    config
-        .reservations
-        .iter()
-        .map(|r| {
-            Metric::ALL.map(|m| {
-                let kind = if m.is_gauge() { MetricType::Gauge } else { MetricType::Counter };
-                let name = format!("pathfence.{}.{}", r.name, m.suffix());
-                hostcalls::define_metric(kind, &name)
-                    .map_err(|status| warn!("pathfence: cannot define metric {name}: {status:?}"))
-                    .ok()
-            })
+/// The ids of the configuration's stats, and how many stats this VM has defined in all.
+fn define_metrics(config: &Config) -> (Vec<Ids>, usize) {
+    let define = |metric: Metric, name: &str| {
+        let kind = if metric.is_gauge() { MetricType::Gauge } else { MetricType::Counter };
+        hostcalls::define_metric(kind, name).map_err(|status| {
+            warn!("pathfence: cannot define metric {name}: {status:?}");
+            host_error("define_metric", status)
         })
-        .collect()
+    };
+    STAT_IDS.with(|ids| match ids.try_borrow_mut() {
+        Ok(mut ids) => (ids.for_config(config, define), ids.defined()),
+        Err(_) => (StatIds::default().for_config(config, define), 0),
+    })
 }
 
 /// The workers of this thread: the current one, and ones replaced by a new configuration that still hold
@@ -330,7 +335,8 @@ impl RootContext for Root {
         for warning in config.warnings() {
             warn!("pathfence configuration: {warning}");
         }
-        let host = EnvoyHost::new(&config);
+        let (metric_ids, stats_defined) = define_metrics(&config);
+        let host = EnvoyHost::new(&config, metric_ids);
         let paths = config.reservations.len();
         let watch = thread_watch(host.now_ms());
         let worker = match Worker::start_watching(host, config, watch) {
@@ -340,7 +346,10 @@ impl RootContext for Root {
                 return false;
             }
         };
-        info!("pathfence: worker {} configured with {paths} reservations", worker.id());
+        info!(
+            "pathfence: worker {} configured with {paths} reservations; stats defined on this VM: {stats_defined}",
+            worker.id()
+        );
         let mut acts = Vec::new();
         match self.shared.workers.try_borrow_mut() {
             Ok(mut workers) => {

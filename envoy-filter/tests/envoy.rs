@@ -298,3 +298,49 @@ fn a_new_configuration_takes_over_and_the_old_one_leaves_no_slot_behind() {
     assert!(drained, "{:?}", envoy.stats("pathfence."));
     assert!(!envoy.log_text().contains("panic"), "{}", envoy.log_text());
 }
+
+/// Two paths, the first named `first`; `retry_after_s` makes each push a configuration Envoy has not seen (it
+/// reuses the root contexts of one it still has).
+fn named(first: &str, retry_after_s: u32) -> String {
+    format!(
+        r#"{{"paths": [{{"name": "{first}", "match": {{"prefix": "/a"}}, "max_concurrency": 2}},
+                     {{"name": "b", "match": {{"prefix": "/b"}}, "max_concurrency": 2}}],
+            "retry_after_s": {retry_after_s}}}"#
+    )
+}
+
+/// What each worker logged, as it was configured, of the stats its VM had defined so far.
+fn stats_defined(envoy: &Envoy) -> Vec<usize> {
+    let log = envoy.log_text();
+    log.lines()
+        .filter_map(|l| l.split("stats defined on this VM: ").nth(1))
+        .filter_map(|n| n.trim().parse().ok())
+        .collect()
+}
+
+#[test]
+fn configurations_pushed_again_and_again_define_each_stat_once() {
+    let Some(bin) = envoy_bin("configurations_pushed_again_and_again_define_each_stat_once") else { return };
+    let _serial = exclusive();
+    let upstream = Upstream::start(None, |_| Duration::ZERO);
+    let envoy = Envoy::start_reloadable(&bin, upstream.port, &named("a", 0)).unwrap();
+    // A control plane renaming path `a` to `c` and back on every push: Envoy never frees a stat, and each
+    // definition adds to the VM's table of metric ids even for a name it has.
+    let pushes = 6;
+    for push in 1..=pushes {
+        let first = if push % 2 == 0 { "a" } else { "c" };
+        envoy.reconfigure(&named(first, push)).unwrap();
+        // Envoy configures the new root contexts (one per worker thread, one on the main thread) as it applies the
+        // listener, and logs within 100 ms.
+        let configured = eventually(Duration::from_secs(5), || stats_defined(&envoy).len() >= 3 * (push as usize + 1));
+        assert!(configured, "push {push}: {:?}\n{}", stats_defined(&envoy), envoy.log_text());
+        assert_eq!(get(envoy.port, "/a/x", Duration::from_secs(2)).map(|r| r.status).ok(), Some(200), "push {push}");
+    }
+    let defined = stats_defined(&envoy);
+    println!("stats defined on the VM, as each worker was configured: {defined:?}");
+    // a, b, c and local, six stats each, however often they were configured.
+    assert!(defined.iter().all(|n| *n <= 4 * 6), "{defined:?}");
+    let shown = envoy.stats("wasmcustom.pathfence.");
+    assert_eq!(shown.len(), 4 * 6, "{shown:?}");
+    assert!(!envoy.log_text().contains("panic"), "{}", envoy.log_text());
+}
