@@ -71,7 +71,14 @@ impl Metric {
 
 /// Metrics are only ever changed by deltas, so that every worker adding to the same stat sums correctly.
 pub trait Metrics {
+    /// Adds `delta`; the host may hand it to Envoy later, batched with others.
     fn add(&self, reservation: usize, metric: Metric, delta: i64);
+
+    /// Adds `delta` at once, ahead of any batched delta: for a slot taken off `active` before it goes back to the
+    /// shared count, where another worker may take it and report it as its own.
+    fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
+        self.add(reservation, metric, delta);
+    }
 }
 
 /// Everything a worker needs from its host.

@@ -123,6 +123,8 @@ pub struct Worker<H: Host> {
     spares_taken: Vec<u32>,
     /// Releases whose compare-and-swap kept losing; retried on every tick so no slot is lost.
     pending_release: Vec<u32>,
+    /// How many of `pending_release` are already off `active` (see `slots`).
+    off_active: Vec<u32>,
     /// Whether requests arrive fast enough here for spares to pay for the spares-pace tick they keep up (see
     /// [`SPARES_FROM_ARRIVALS_PER_MS`]); otherwise a freed slot goes straight back to the shared count.
     keep_spares: bool,
@@ -182,6 +184,7 @@ impl<H: Host> Worker<H> {
             spare: vec![0; n],
             spares_taken: vec![0; n],
             pending_release: vec![0; n],
+            off_active: vec![0; n],
             // A new worker (a new configuration, or Envoy starting under load) assumes traffic until measured.
             keep_spares: true,
             arrivals: 0,
@@ -372,6 +375,8 @@ impl<H: Host> Worker<H> {
         for pool in 0..self.spare.len() {
             self.spare[pool] = 0;
             self.pending_release[pool] = 0;
+            // Still in the count, so the share set below takes them off `active` (again).
+            self.host.add(pool, Metric::Active, i64::from(std::mem::take(&mut self.off_active[pool])));
             if let Some((before, held)) = self.set_own_share(pool) {
                 warn!(
                     "pathfence: worker {} went away with {before} slot(s) of `{}` in the shared count; {held} left",
@@ -703,7 +708,7 @@ impl<H: Host> Worker<H> {
                             self.config.reservations[pool].name
                         );
                         // A worker's part of `active` is its share, so this takes back exactly what it added.
-                        self.host.add(pool, Metric::Active, -i64::from(count));
+                        self.host.add_now(pool, Metric::Active, -i64::from(count));
                     }
                 }
                 Err(e) => warn!("pathfence: reclaim failed: {e}"),

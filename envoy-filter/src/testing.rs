@@ -64,17 +64,43 @@ impl SharedStore for MemStore {
     }
 }
 
+type Deltas = HashMap<(usize, Metric), i64>;
+
 /// One host as a worker sees it; clones share the store, the clock and the metrics, like two Envoy workers.
 #[derive(Clone, Default)]
 pub struct MockHost {
     pub store: Rc<MemStore>,
     pub clock: Rc<Cell<u64>>,
-    pub metrics: Rc<RefCell<HashMap<(usize, Metric), i64>>>,
+    /// The metrics as Envoy shows them.
+    pub metrics: Rc<RefCell<Deltas>>,
+    /// The deltas `add` keeps until [`MockHost::flush`], on a host that batches them as the Wasm layer does;
+    /// `None` on one that adds them at once.
+    pending: Option<Rc<RefCell<Deltas>>>,
 }
 
 impl MockHost {
+    /// The metric as Envoy shows it (without the deltas a batching host still keeps).
     pub fn metric(&self, reservation: usize, metric: Metric) -> i64 {
         self.metrics.borrow().get(&(reservation, metric)).copied().unwrap_or(0)
+    }
+
+    /// Another worker's host on the same store, clock and metrics, which keeps the deltas of `add` until
+    /// [`MockHost::flush`] hands them over, as each Envoy worker's Wasm layer does.
+    pub fn batching(&self) -> MockHost {
+        MockHost { pending: Some(Rc::default()), ..self.clone() }
+    }
+
+    /// Hands the kept deltas over to the metrics.
+    pub fn flush(&self) {
+        let Some(pending) = &self.pending else { return };
+        for ((reservation, metric), delta) in pending.borrow_mut().drain() {
+            *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
+        }
+    }
+
+    /// The delta this host keeps for the metric, not yet handed over.
+    pub fn unflushed(&self, reservation: usize, metric: Metric) -> i64 {
+        self.pending.as_ref().and_then(|p| p.borrow().get(&(reservation, metric)).copied()).unwrap_or(0)
     }
 
     pub fn advance(&self, ms: u64) {
@@ -99,6 +125,11 @@ impl Clock for MockHost {
 
 impl Metrics for MockHost {
     fn add(&self, reservation: usize, metric: Metric, delta: i64) {
+        let deltas = self.pending.as_ref().unwrap_or(&self.metrics);
+        *deltas.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
+    }
+
+    fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
         *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
     }
 }

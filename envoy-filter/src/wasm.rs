@@ -119,6 +119,18 @@ impl Clock for EnvoyHost {
 }
 
 impl Metrics for EnvoyHost {
+    /// Hands the delta to Envoy at once; kept for the next flush if Envoy refuses it.
+    fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
+        let index = Metric::ALL.iter().position(|m| *m == metric).unwrap_or(0);
+        if let Some(id) = self.metric_ids.get(reservation).and_then(|ids| ids.get(index)).copied().flatten() {
+            match hostcalls::increment_metric(id, delta) {
+                Ok(()) => return,
+                Err(status) => warn!("pathfence: increment_metric failed: {status:?}"),
+            }
+        }
+        self.add(reservation, metric, delta);
+    }
+
     fn add(&self, reservation: usize, metric: Metric, delta: i64) {
         let index = Metric::ALL.iter().position(|m| *m == metric).unwrap_or(0);
         match self.pending.try_borrow_mut() {

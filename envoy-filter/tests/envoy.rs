@@ -344,3 +344,56 @@ fn configurations_pushed_again_and_again_define_each_stat_once() {
     assert_eq!(shown.len(), 4 * 6, "{shown:?}");
     assert!(!envoy.log_text().contains("panic"), "{}", envoy.log_text());
 }
+
+/// Every worker hands its changes of `active` to Envoy in batches (every 10 ms under load): a slot freed on one
+/// worker and taken on the other could show twice, and `active` read above the limit, while the upstream never saw
+/// more than the limit. An alert on `active > max_concurrency` must not fire.
+#[test]
+fn active_never_reads_above_the_limit_under_overload() {
+    let Some(bin) = envoy_bin("active_never_reads_above_the_limit_under_overload") else { return };
+    let _serial = exclusive();
+    let upstream = Upstream::start(None, |_| Duration::from_millis(2));
+    let config = r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 4, "max_queue": 0}]}"#;
+    let envoy = Envoy::start(&bin, upstream.port, Some(config)).unwrap();
+    // 16 clients on keep-alive connections, both workers, each sending its next request as soon as it has an answer.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let clients: Vec<_> = (0..16)
+        .map(|_| {
+            let (stop, port) = (std::sync::Arc::clone(&stop), envoy.port);
+            std::thread::spawn(move || {
+                let mut answers = [0usize; 2];
+                let Ok(mut client) = Client::connect(port) else { return answers };
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    match client.get("/a/x") {
+                        Ok(200) => answers[0] += 1,
+                        Ok(_) => answers[1] += 1,
+                        Err(_) => break,
+                    }
+                }
+                answers
+            })
+        })
+        .collect();
+    let key = "wasmcustom.pathfence.a.active";
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    let mut readings = Vec::new();
+    while std::time::Instant::now() < deadline {
+        readings.extend(envoy.stats("pathfence.a.active").get(key).copied());
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let answers = clients.into_iter().map(|c| c.join().unwrap()).fold([0, 0], |a, b| [a[0] + b[0], a[1] + b[1]]);
+    let mut counts = std::collections::BTreeMap::new();
+    for r in &readings {
+        *counts.entry(*r).or_insert(0) += 1;
+    }
+    println!(
+        "{} readings of active (value: times read): {counts:?}; {} admitted, {} refused",
+        readings.len(),
+        answers[0],
+        answers[1]
+    );
+    // The load must fill the path, or a reading at the limit proves nothing.
+    assert!(answers[1] > 0 && counts.get(&4).is_some_and(|n| *n > 0), "the path was never full: {counts:?}");
+    let most = readings.iter().copied().max().unwrap_or(0);
+    assert!(most <= 4, "active read {most} against a limit of 4: {counts:?}");
+}

@@ -1,9 +1,15 @@
 //! Taking and giving back slots of the shared in-flight counts.
 //!
 //! A worker's part of a path's `active` gauge is its share of the shared count: a slot adds to `active` when it
-//! enters the count and takes away when it leaves it. A spare or a release still to be retried therefore still
-//! counts (a spare while requests here keep taking spares, and for a tick after; a release until it goes
-//! through), and reclaiming a worker's share takes back exactly what it added.
+//! enters the count and takes away when it leaves it. A spare therefore still counts (while requests here keep
+//! taking spares, and for a tick after), and reclaiming a worker's share takes back exactly what it added.
+//!
+//! The Wasm layer hands a worker's additions to Envoy in batches (every 10 ms while it ticks faster than idle),
+//! so a slot taken off `active` in a batch would still show there after it went back to the count, while the worker
+//! that took it next may already have added it again: `active` would read above the limit for up to a batch's
+//! time. So a slot is taken off `active` at once, before it goes back to the count, and added only after it was
+//! taken from the count: what Envoy shows never exceeds the count. A release that keeps losing its race is off
+//! `active` while it waits to be retried (see `off_active`).
 
 use log::warn;
 
@@ -87,16 +93,31 @@ impl<H: Host> Worker<H> {
         if pending == 0 {
             return;
         }
+        // Off `active` before another worker can take them (see the module's comment).
+        let not_yet_off = pending.saturating_sub(self.off_active[pool]);
+        if not_yet_off > 0 {
+            self.host.add_now(pool, Metric::Active, -i64::from(not_yet_off));
+            self.off_active[pool] = pending;
+        }
         match counters::release(&self.host, &self.keys.inflight[pool], self.id, pending) {
             Ok(Some(left)) => {
                 self.pending_release[pool] = 0;
+                self.off_active[pool] = 0;
                 // Fewer than `pending` if another worker reclaimed this one's share while it stalled: the reclaim
-                // took those off `active` already.
-                self.host.add(pool, Metric::Active, -i64::from(left));
+                // took those off `active` already, and so did this worker.
+                if left < pending {
+                    self.host.add(pool, Metric::Active, i64::from(pending - left));
+                }
             }
             Ok(None) => {}
             Err(e) => warn!("pathfence: releasing {pending} slot(s) failed, will retry: {e}"),
         }
+    }
+
+    /// Slots of `pool` this worker has taken off `active` ahead of a release still to be retried: `active` reads
+    /// that much below the shared count until the release goes through.
+    pub fn off_active(&self, pool: usize) -> u32 {
+        self.off_active.get(pool).copied().unwrap_or(0)
     }
 
     /// The slots of `pool` this worker holds in the shared count: its requests' slots, its spares and the
@@ -135,7 +156,7 @@ impl<H: Host> Worker<H> {
         let held = self.own_share(pool);
         match counters::set_share(&self.host, &self.keys.inflight[pool], self.id, held) {
             Ok(Some(before)) if before != held => {
-                self.host.add(pool, Metric::Active, i64::from(held) - i64::from(before));
+                self.host.add_now(pool, Metric::Active, i64::from(held) - i64::from(before));
                 Some((before, held))
             }
             Ok(Some(_)) => None,

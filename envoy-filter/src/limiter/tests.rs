@@ -239,10 +239,35 @@ fn a_release_that_loses_every_race_is_retried_on_the_tick() {
     host.store.fail_next_cas(counters::MAX_CAS_TRIES);
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 1);
+    assert_eq!((host.metric(A, Metric::Active), w.off_active(A)), (0, 1), "off `active` before it is released");
     assert_eq!(w.tick_work(), TickWork::Prompt, "a release to retry calls for the prompt pace");
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 0);
     assert_eq!(w.tick_work(), TickWork::None);
+}
+
+/// Each worker hands its deltas to Envoy in batches: a slot freed on one worker and taken on the other shows once in
+/// `active`, whichever hands its batch over first.
+#[test]
+fn a_slot_passed_between_workers_never_shows_twice_in_active() {
+    let host = MockHost::default();
+    let start = || Worker::start(host.batching(), config("")).unwrap();
+    let (mut w1, mut w2) = (start(), start());
+    let mut fx = Vec::new();
+    w1.on_request(1, A, &mut fx);
+    w1.on_request(2, A, &mut fx);
+    w1.host().flush();
+    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
+    // Freed, the slot stays a spare on w1 until its tick sees the waiter on w2 and gives it back to the shared
+    // count; w2's tick takes it.
+    w1.on_stream_end(1, &mut fx);
+    w1.on_tick(&mut fx);
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+    w2.host().flush();
+    assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (2, 2), "w2 handed its batch over first");
+    w1.host().flush();
+    assert_eq!(host.metric(A, Metric::Active), 2);
 }
 
 /// Request `context` of `class` comes and goes on a spare: no shared write for either.
