@@ -40,6 +40,12 @@ fn default_worker_lease_ms() -> u64 {
 pub const MAX_TIME_MS: u64 = 3_600_000;
 /// A day: clients told to come back later than that would rather be told the service is gone.
 pub const MAX_RETRY_AFTER_S: u32 = 86_400;
+/// Paths beyond this many are refused. Each costs for good: six stats that Envoy never frees and two shared-data
+/// keys; and while it is configured, a comparison for every request that matches no path before it, and three
+/// shared-data reads a second on every worker (the reclaim pass).
+pub const MAX_PATHS: usize = 10_000;
+/// Paths beyond this many are accepted with a warning: those per-path costs become measurable (see the README).
+pub const PATHS_WITHOUT_WARNING: usize = 1_000;
 
 /// The whole plugin configuration as written by the operator.
 #[derive(Debug, Clone, Deserialize)]
@@ -232,7 +238,14 @@ impl Config {
             )
         });
         let pause = self.pause.iter().flat_map(|p| p.paths.iter().filter_map(|&index| self.pause_warning(p, index)));
-        unused.chain(pause).collect()
+        let many = (self.matchers.len() > PATHS_WITHOUT_WARNING).then(|| {
+            format!(
+                "`paths` has {} paths, more than {PATHS_WITHOUT_WARNING}: every request that matches none of the first \
+                 ones is compared with each in turn, and every worker reads each path's shared count every second",
+                self.matchers.len()
+            )
+        });
+        unused.chain(pause).chain(many).collect()
     }
 
     /// Why the pause would refuse requests of the reservation at `index` with a 503 rather than delay them.
@@ -264,6 +277,16 @@ impl Config {
     }
 
     pub fn validate(raw: RawConfig) -> Result<Config, ConfigError> {
+        if raw.paths.len() > MAX_PATHS {
+            return Err(error(
+                "paths",
+                format!(
+                    "at most {MAX_PATHS} paths, not {}: each keeps six stats for the life of Envoy's VM and costs \
+                     every worker shared-data reads every second",
+                    raw.paths.len()
+                ),
+            ));
+        }
         let mut names = HashSet::new();
         let mut reservations = Vec::with_capacity(raw.paths.len() + 1);
         let mut matchers = Vec::with_capacity(raw.paths.len());
@@ -673,6 +696,21 @@ mod tests {
             let largest = json.replace("3600001", "3600000").replace("86401", "86400");
             assert!(parse(&largest).is_ok(), "{largest}");
         }
+    }
+
+    #[test]
+    fn more_paths_than_the_maximum_are_refused_and_many_are_accepted_with_a_warning() {
+        let config = |n: usize| {
+            let paths: Vec<String> = (0..n).map(|i| format!(r#"{{"name": "p{i}", "max_concurrency": 1}}"#)).collect();
+            format!(r#"{{"paths": [{}]}}"#, paths.join(","))
+        };
+        let e = parse(&config(MAX_PATHS + 1)).unwrap_err();
+        assert_eq!(e.field, "paths");
+        assert!(e.message.starts_with("at most 10000 paths, not 10001"), "{e}");
+        let most = parse(&config(MAX_PATHS)).unwrap();
+        assert_eq!(most.warnings().len(), 1);
+        assert!(most.warnings()[0].starts_with("`paths` has 10000 paths, more than 1000"), "{:?}", most.warnings());
+        assert!(parse(&config(PATHS_WITHOUT_WARNING)).unwrap().warnings().is_empty());
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod pace;
 pub mod pause;
 pub mod stats;
 pub mod waiting;
+pub mod waiting_paths;
 
 #[cfg(test)]
 mod testing;

@@ -24,9 +24,12 @@ use crate::counters;
 use crate::host::{Host, HostError, Metric};
 use crate::pace::TickWork;
 use crate::waiting::{self, Waiters};
+use crate::waiting_paths::{self, Listed};
+use busy::Busy;
 use stream_ids::StreamIds;
 pub use watch::Watch;
 
+mod busy;
 mod held;
 mod slots;
 mod stream_ids;
@@ -98,6 +101,8 @@ struct Keys {
     inflight: Vec<String>,
     waiting: Vec<String>,
     pause: String,
+    /// The paths with waiters, of every worker (see [`crate::waiting_paths`]).
+    waiting_paths: String,
 }
 
 pub struct Worker<H: Host> {
@@ -114,6 +119,15 @@ pub struct Worker<H: Host> {
     published: Vec<u32>,
     /// The clock's slips when the waiting lists were last published (see [`SteadyClock::slips`]).
     published_at_slip: u64,
+    /// Each path's name hashed, as the shared list of paths with waiters names it, and the paths by those hashes
+    /// (bounded paths only: nobody waits for an unbounded one).
+    path_hashes: Vec<u64>,
+    paths_by_hash: HashMap<u64, Vec<usize>>,
+    /// Whether the paths with waiters this worker lists in the shared list may differ from the ones it has.
+    unlisted: bool,
+    /// The paths with something to do on a tick (see [`busy`]): every path whose queue, spares, releases to retry,
+    /// waiters to publish or waiters seen elsewhere are not all empty is in it.
+    busy: Busy,
     /// Slots this worker freed while nobody waited, kept in the shared count for its next requests if it keeps
     /// spares at all (`keep_spares`). The next request here takes one without touching shared data. A tick keeps
     /// at most as many as requests took since the last one (`spares_taken`) and gives back the rest; all of them
@@ -160,16 +174,26 @@ impl<H: Host> Worker<H> {
         let key = |suffix: &str| -> Vec<String> {
             config.reservations.iter().map(|r| format!("{KEY_PREFIX}{}.{suffix}", r.name)).collect()
         };
-        let keys = Keys { inflight: key("inflight"), waiting: key("waiting"), pause: format!("{KEY_PREFIX}pause") };
-        for k in keys.inflight.iter().chain(&keys.waiting).chain([&keys.pause]) {
+        let keys = Keys {
+            inflight: key("inflight"),
+            waiting: key("waiting"),
+            pause: format!("{KEY_PREFIX}pause"),
+            waiting_paths: format!("{KEY_PREFIX}waiting_paths"),
+        };
+        for k in keys.inflight.iter().chain(&keys.waiting).chain([&keys.pause, &keys.waiting_paths]) {
             counters::create(&host, k)?;
         }
         let id = counters::increment(&host, &format!("{KEY_PREFIX}workers"))?
             .and_then(|id| u32::try_from(id).ok())
             .ok_or_else(|| HostError("could not take a worker id".to_string()))?;
         let n = config.reservations.len();
-        // Unknown until the first read: assumed, for the bounded paths (nobody ever waits for an unbounded one).
-        let others_waited = config.reservations.iter().map(|r| r.max_concurrency.is_some()).collect();
+        let path_hashes: Vec<u64> = config.reservations.iter().map(|r| waiting_paths::path_hash(&r.name)).collect();
+        let mut paths_by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (class, reservation) in config.reservations.iter().enumerate() {
+            if reservation.max_concurrency.is_some() {
+                paths_by_hash.entry(path_hashes[class]).or_default().push(class);
+            }
+        }
         let mut worker = Worker {
             host,
             config,
@@ -181,6 +205,10 @@ impl<H: Host> Worker<H> {
             unpublished: vec![false; n],
             published: vec![0; n],
             published_at_slip: watch.clock.slips(),
+            path_hashes,
+            paths_by_hash,
+            unlisted: false,
+            busy: Busy::new(n),
             spare: vec![0; n],
             spares_taken: vec![0; n],
             pending_release: vec![0; n],
@@ -189,7 +217,7 @@ impl<H: Host> Worker<H> {
             keep_spares: true,
             arrivals: 0,
             rate_since_ms: 0,
-            others_waited,
+            others_waited: vec![false; n],
             last_heartbeat_ms: 0,
             last_reclaim_ms: 0,
             watch,
@@ -198,7 +226,40 @@ impl<H: Host> Worker<H> {
         worker.heartbeat(now);
         worker.last_reclaim_ms = now;
         worker.rate_since_ms = now;
+        // Until its first tick, arrivals and releases read the waiters of the paths others wait for now; if that is
+        // unknown, of every bounded path.
+        let waited = worker.paths_others_wait_for().unwrap_or_else(|| {
+            (0..n).filter(|class| worker.config.reservations[*class].max_concurrency.is_some()).collect()
+        });
+        for class in waited {
+            worker.others_waited[class] = true;
+            worker.busy.insert(class);
+        }
         Ok(worker)
+    }
+
+    /// The bounded paths the shared list says other workers have waiters for, lowest first; `None` if it cannot
+    /// be read.
+    fn paths_others_wait_for(&self) -> Option<Vec<usize>> {
+        let hashes = waiting_paths::others(&self.host, &self.keys.waiting_paths, self.id)
+            .map_err(|e| warn!("pathfence: the paths others wait for are unknown: {e}"))
+            .ok()?;
+        let mut classes: Vec<usize> =
+            hashes.iter().filter_map(|h| self.paths_by_hash.get(h)).flatten().copied().collect();
+        classes.sort_unstable();
+        classes.dedup();
+        Some(classes)
+    }
+
+    /// Whether path `class` has anything for a tick to do; a path that has stays in `busy`.
+    fn is_busy(&self, class: usize) -> bool {
+        self.queues.get(class).is_some_and(|q| !q.is_empty())
+            || self.unpublished.get(class).copied().unwrap_or(false)
+            || self.published.get(class).is_some_and(|n| *n > 0)
+            || self.spare.get(class).is_some_and(|n| *n > 0)
+            || self.spares_taken.get(class).is_some_and(|n| *n > 0)
+            || self.pending_release.get(class).is_some_and(|n| *n > 0)
+            || self.others_waited.get(class).copied().unwrap_or(false)
     }
 
     pub fn id(&self) -> u32 {
@@ -228,18 +289,22 @@ impl<H: Host> Worker<H> {
         self.queues.get(class).map_or(0, VecDeque::len)
     }
 
-    /// What this worker's next tick has to do, which sets how soon it comes (see [`crate::pace`]).
+    /// What this worker's next tick has to do, which sets how soon it comes (see [`crate::pace`]). Only the busy
+    /// paths can have any: it is asked after every request.
     pub fn tick_work(&self) -> TickWork {
         let prompt = !self.held.is_empty()
-            || self.queues.iter().any(|q| !q.is_empty())
-            || self.pending_release.iter().any(|n| *n > 0)
-            || self.unpublished.iter().any(|u| *u)
-            // While others wait, every tick reads their waiters again, so that newcomers here stop queueing behind
-            // them once they are served.
-            || self.others_waited.iter().any(|w| *w);
+            || self.unlisted
+            || self.busy.iter().any(|class| {
+                self.queues.get(class).is_some_and(|q| !q.is_empty())
+                    || self.pending_release.get(class).is_some_and(|n| *n > 0)
+                    || self.unpublished.get(class).copied().unwrap_or(false)
+                    // While others wait, every tick reads their waiters again, so that newcomers here stop queueing
+                    // behind them once they are served.
+                    || self.others_waited.get(class).copied().unwrap_or(false)
+            });
         if prompt {
             TickWork::Prompt
-        } else if self.spare.iter().any(|n| *n > 0) {
+        } else if self.busy.iter().any(|class| self.spare.get(class).is_some_and(|n| *n > 0)) {
             TickWork::Spares
         } else {
             TickWork::None
@@ -304,16 +369,26 @@ impl<H: Host> Worker<H> {
             self.reclaim(now);
         }
         self.measure_arrival_rate(now);
-        // Read once per tick, and handed to the drains below rather than read again.
-        let mut others: Vec<Option<Vec<Waiters>>> = (0..self.queues.len())
-            .map(|class| self.config.reservations[class].max_concurrency.is_some().then(|| self.others_waiting(class)))
-            .collect();
+        // The waiters of other workers, read once per tick for the paths the shared list says they wait for, and
+        // handed to the drains below rather than read again. Every other path is known to have none.
+        let waited = self.paths_others_wait_for().unwrap_or_default();
+        for class in self.busy.sorted() {
+            if waited.binary_search(&class).is_err() {
+                self.others_waited[class] = false;
+            }
+        }
+        let others: Vec<(usize, Vec<Waiters>)> =
+            waited.into_iter().map(|class| (class, self.others_waiting(class))).collect();
+        let others_of = |class: usize| -> Vec<Waiters> {
+            others.iter().find(|(c, _)| *c == class).map(|(_, o)| o.clone()).unwrap_or_default()
+        };
+        let busy = self.busy.sorted();
         // A waiter anywhere may need any pool's slots (a local request may borrow them): all spares go back. With
         // nobody waiting, the ones requests still take stay (given back, each would be taken again by
         // compare-and-swap right after), unless they fill the path: a request elsewhere may then have been refused
         // without ever waiting (`max_queue` 0) or have looked for a path to borrow from.
-        let anyone_waits = others.iter().flatten().any(|o| waiting::any(o));
-        for pool in 0..self.spare.len() {
+        let anyone_waits = others.iter().any(|(_, o)| waiting::any(o));
+        for &pool in &busy {
             if anyone_waits || !self.keep_spares {
                 self.give_back_spares(pool);
             } else {
@@ -325,16 +400,28 @@ impl<H: Host> Worker<H> {
         }
         self.expire_held(now, effects);
         self.release_held(effects);
-        for class in 0..self.queues.len() {
+        // Requests released from a pause may have queued on a path that was not busy before.
+        let busy = self.busy.sorted();
+        for &class in &busy {
             self.expire(class, now, effects);
         }
         // The local path first: it has priority over the others (Algorithm 1).
         let local = self.config.local();
-        self.drain(local, others[local].take(), effects);
-        for (class, others) in others.into_iter().enumerate().take(local) {
-            self.drain(class, others, effects);
+        if busy.contains(&local) {
+            self.drain(local, Some(others_of(local)), effects);
+        }
+        for &class in busy.iter().filter(|c| **c != local) {
+            self.drain(class, Some(others_of(class)), effects);
         }
         self.publish_waiting();
+        self.busy_paths_only();
+    }
+
+    /// Keeps in `busy` only the paths that still have something to do.
+    fn busy_paths_only(&mut self) {
+        let mut busy = std::mem::replace(&mut self.busy, Busy::new(0));
+        busy.retain(|class| self.is_busy(class));
+        self.busy = busy;
     }
 
     /// Hands the streams over before the worker is replaced (a new configuration): refuses its held and waiting
@@ -347,12 +434,16 @@ impl<H: Host> Worker<H> {
             }
         }
         for class in 0..self.queues.len() {
+            if self.queues[class].is_empty() && self.published[class] == 0 {
+                continue;
+            }
             for context in std::mem::take(&mut self.queues[class]) {
                 self.requests.remove(&context);
                 self.host.add(class, Metric::Queued, -1);
                 effects.push(Effect::Reject { context, reservation: class });
             }
             self.unpublished[class] = true;
+            self.busy.insert(class);
         }
         for pool in 0..self.spare.len() {
             self.give_back_spares(pool);
@@ -428,6 +519,7 @@ impl<H: Host> Worker<H> {
         let since_ms = since_ms.unwrap_or_else(|| self.now());
         self.queues[class].push_back(context);
         self.unpublished[class] = true;
+        self.busy.insert(class);
         self.requests.insert(context, Request { class, state: State::Waiting { since_ms } });
         self.host.add(class, Metric::Queued, 1);
         self.drain(class, None, effects);
@@ -550,6 +642,7 @@ impl<H: Host> Worker<H> {
         }
         if self.keep_spares {
             self.spare[permit.pool] += 1;
+            self.busy.insert(permit.pool);
         } else {
             self.give_back(permit.pool, 1);
         }
@@ -578,13 +671,20 @@ impl<H: Host> Worker<H> {
         // they are off by the slip until published again.
         if self.watch.clock.slips() != self.published_at_slip {
             self.published_at_slip = self.watch.clock.slips();
-            for class in 0..self.queues.len() {
+            for class in self.busy.sorted() {
                 self.unpublished[class] |= !self.queues[class].is_empty();
             }
         }
-        for class in 0..self.unpublished.len() {
-            if !self.unpublished[class] {
-                continue;
+        let mut listing_changed = false;
+        // Only busy paths can have changed; collected without allocating when none did (most requests).
+        let unpublished: Vec<usize> = self.busy.iter().filter(|class| self.unpublished[*class]).collect();
+        for class in unpublished {
+            // A path is listed as having waiters before they appear in its list (see `crate::waiting_paths`).
+            if self.published[class] == 0 && !self.queues[class].is_empty() {
+                self.unlisted = true;
+                if !self.list_paths_with_waiters(Some(class)) {
+                    continue;
+                }
             }
             let arrivals_ms: Vec<u64> =
                 self.queues[class].iter().take(waiting::MAX_LISTED).map(|c| self.arrival_on_wall(*c)).collect();
@@ -595,12 +695,42 @@ impl<H: Host> Worker<H> {
                         self.waiters_were_reclaimed(class);
                     }
                     self.unpublished[class] = false;
+                    listing_changed |= (self.published[class] == 0) != (mine.waiting == 0);
                     self.published[class] = mine.waiting;
                 }
                 Ok(None) => {}
                 Err(e) => {
                     warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.reservations[class].name)
                 }
+            }
+        }
+        // Unlisted after their waiters left the path's list.
+        if listing_changed || self.unlisted {
+            self.unlisted = true;
+            self.list_paths_with_waiters(None);
+        }
+    }
+
+    /// Writes this worker's entry of the shared list of paths with waiters: the paths it has published waiters for,
+    /// and `also`. Whether the list now says so; if not, a later call tries again (`unlisted` stays set).
+    fn list_paths_with_waiters(&mut self, also: Option<usize>) -> bool {
+        let mut paths: Vec<u64> = self
+            .busy
+            .iter()
+            .filter(|class| self.published[*class] > 0 || Some(*class) == also)
+            .map(|class| self.path_hashes[class])
+            .collect();
+        paths.sort_unstable();
+        paths.dedup();
+        match waiting_paths::publish(&self.host, &self.keys.waiting_paths, &Listed { worker: self.id, paths }) {
+            Ok(true) => {
+                self.unlisted = also.is_some();
+                true
+            }
+            Ok(false) => false,
+            Err(e) => {
+                warn!("pathfence: listing the paths with waiters failed: {e}");
+                false
             }
         }
     }
@@ -614,6 +744,7 @@ impl<H: Host> Worker<H> {
         );
         self.host.add(class, Metric::Queued, i64::from(self.published[class]));
         self.published[class] = 0;
+        self.unlisted = true;
     }
 
     /// The waiters of other workers, read now.
@@ -623,6 +754,9 @@ impl<H: Host> Worker<H> {
             Vec::new()
         });
         self.others_waited[class] = waiting::any(&others);
+        if self.others_waited[class] {
+            self.busy.insert(class);
+        }
         others
     }
 
@@ -675,21 +809,19 @@ impl<H: Host> Worker<H> {
         let me = self.id;
         // A worker named in several lists (every path has two) has its heartbeat read once per pass.
         let mut verdicts: HashMap<u32, bool> = HashMap::new();
+        let host = &self.host;
+        let watch = &self.watch;
+        let mut is_gone = |worker: u32| {
+            *verdicts.entry(worker).or_insert_with(|| {
+                worker != me
+                    && match host.get(&heartbeat_key(worker)) {
+                        Ok(Some((bytes, _))) => watch.unchanged_for(worker, counters::read_u64(&bytes, 0), now) > lease,
+                        Ok(None) => true,
+                        Err(_) => false,
+                    }
+            })
+        };
         for pool in 0..self.keys.inflight.len() {
-            let host = &self.host;
-            let watch = &self.watch;
-            let mut is_gone = |worker: u32| {
-                *verdicts.entry(worker).or_insert_with(|| {
-                    worker != me
-                        && match host.get(&heartbeat_key(worker)) {
-                            Ok(Some((bytes, _))) => {
-                                watch.unchanged_for(worker, counters::read_u64(&bytes, 0), now) > lease
-                            }
-                            Ok(None) => true,
-                            Err(_) => false,
-                        }
-                })
-            };
             match waiting::reclaim(&self.host, &self.keys.waiting[pool], &mut is_gone) {
                 // Their `queued` went away with them.
                 Ok(gone) => {
@@ -714,6 +846,9 @@ impl<H: Host> Worker<H> {
                 Err(e) => warn!("pathfence: reclaim failed: {e}"),
             }
         }
+        if let Err(e) = waiting_paths::reclaim(&self.host, &self.keys.waiting_paths, &mut is_gone) {
+            warn!("pathfence: reclaiming the paths with waiters failed: {e}");
+        }
         self.watch.forget_unseen(now);
         for pool in 0..self.keys.inflight.len() {
             self.reassert_share(pool);
@@ -725,7 +860,11 @@ impl<H: Host> Worker<H> {
     /// while it stalled: the publish sees the entry gone and puts their count back on `queued` (a stream event
     /// may publish first, which does the same).
     fn reassert_waiters(&mut self, class: usize) {
-        self.unpublished[class] |= self.published[class] > 0;
+        if self.published[class] > 0 {
+            self.unpublished[class] = true;
+            // And the path listed again, in case the entry went with them.
+            self.unlisted = true;
+        }
     }
 }
 

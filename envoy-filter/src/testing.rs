@@ -16,6 +16,7 @@ type Interleaving = Box<dyn FnOnce(&MemStore)>;
 #[derive(Default)]
 pub struct MemStore {
     values: RefCell<HashMap<String, (Vec<u8>, u32)>>,
+    reads: Cell<u64>,
     next_cas: Cell<u32>,
     failing_cas: Cell<usize>,
     before_next_set: RefCell<Option<Interleaving>>,
@@ -25,6 +26,11 @@ impl MemStore {
     /// How many writes succeeded so far.
     pub fn writes(&self) -> u32 {
         self.next_cas.get()
+    }
+
+    /// How many reads there were so far: a hostcall each, in Envoy.
+    pub fn reads(&self) -> u64 {
+        self.reads.get()
     }
 
     /// Makes the next `n` conditional writes lose their race.
@@ -40,6 +46,7 @@ impl MemStore {
 
 impl SharedStore for MemStore {
     fn get(&self, key: &str) -> Result<Option<(Vec<u8>, u32)>, HostError> {
+        self.reads.set(self.reads.get() + 1);
         Ok(self.values.borrow().get(key).cloned())
     }
 

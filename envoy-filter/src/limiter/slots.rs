@@ -89,6 +89,9 @@ impl<H: Host> Worker<H> {
     /// Takes `count` slots of `pool` out of the shared count now, or on a later tick if the race is lost.
     pub(super) fn give_back(&mut self, pool: usize, count: u32) {
         self.pending_release[pool] += count;
+        if count > 0 {
+            self.busy.insert(pool);
+        }
         let pending = self.pending_release[pool];
         if pending == 0 {
             return;

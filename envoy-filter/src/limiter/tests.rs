@@ -892,3 +892,50 @@ fn a_retired_worker_refuses_its_waiters_and_still_releases_its_admitted_requests
     assert_eq!(inflight(&host, "a"), 0);
     assert_eq!(inflight(&host, "b"), 0);
 }
+
+/// A configuration of `paths` paths `p0`, `p1`, ..., one slot each.
+fn many_paths(paths: usize) -> Config {
+    let paths: Vec<String> = (0..paths)
+        .map(|i| format!(r#"{{"name": "p{i}", "match": {{"prefix": "/p{i}/"}}, "max_concurrency": 1}}"#))
+        .collect();
+    Config::parse(format!(r#"{{"paths": [{}]}}"#, paths.join(",")).as_bytes()).unwrap()
+}
+
+/// Shared-data reads of one tick of `w`, 2 ms after the last (no heartbeat or reclaim is due).
+fn reads_of_a_tick(host: &MockHost, w: &mut Worker<MockHost>, fx: &mut Vec<Effect>) -> u64 {
+    host.advance(2);
+    let before = host.store.reads();
+    w.on_tick(fx);
+    host.store.reads() - before
+}
+
+#[test]
+fn a_tick_reads_the_waiters_of_the_paths_that_have_some_not_of_every_path() {
+    let host = MockHost::default();
+    let start = || Worker::start(host.clone(), many_paths(2000)).unwrap();
+    let (mut w1, mut w2) = (start(), start());
+    let mut fx = Vec::new();
+    // p7's slot is taken on w1, and a request of p7 waits for it on w2: both workers tick at the prompt pace.
+    assert_eq!(w1.on_request(1, 7, &mut fx), Decision::Continue);
+    assert_eq!(w2.on_request(2, 7, &mut fx), Decision::Wait);
+    for _ in 0..3 {
+        let (r1, r2) = (reads_of_a_tick(&host, &mut w1, &mut fx), reads_of_a_tick(&host, &mut w2, &mut fx));
+        assert!(fx.is_empty(), "{fx:?}");
+        // The shared list of paths with waiters, p7's waiters, p7's count (w2, to drain its queue) and the like:
+        // a few reads, not one for each of the 2,000 paths.
+        assert!(r1 <= 4 && r2 <= 4, "a tick read {r1} (w1) and {r2} (w2) keys");
+        assert_eq!((w1.tick_work(), w2.tick_work()), (TickWork::Prompt, TickWork::Prompt));
+    }
+    // Once the waiter has its slot, the ticks read the shared list alone.
+    w1.on_stream_end(1, &mut fx);
+    reads_of_a_tick(&host, &mut w1, &mut fx);
+    reads_of_a_tick(&host, &mut w2, &mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 2 }]);
+    w2.on_stream_end(2, &mut fx);
+    for _ in 0..2 {
+        reads_of_a_tick(&host, &mut w1, &mut fx);
+        reads_of_a_tick(&host, &mut w2, &mut fx);
+    }
+    assert_eq!(reads_of_a_tick(&host, &mut w1, &mut fx), 1);
+    assert_eq!(reads_of_a_tick(&host, &mut w2, &mut fx), 1);
+}
