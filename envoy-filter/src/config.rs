@@ -220,6 +220,21 @@ impl Config {
         self.matchers.len()
     }
 
+    /// The reservation at `index`, if there is one.
+    pub fn reservation(&self, index: usize) -> Option<&Reservation> {
+        self.reservations.get(index)
+    }
+
+    /// The limit of the reservation at `index`; `None` if it is unbounded (or there is none).
+    pub fn limit(&self, index: usize) -> Option<u32> {
+        self.reservation(index).and_then(|r| r.max_concurrency)
+    }
+
+    /// The name of the reservation at `index`, for the logs; empty if there is none.
+    pub fn name(&self, index: usize) -> &str {
+        self.reservation(index).map_or("", |r| r.name.as_str())
+    }
+
     pub fn parse(json: &[u8]) -> Result<Config, ConfigError> {
         let mut document = serde_json::Deserializer::from_slice(json);
         let Object(raw): Object<RawConfig> =
@@ -250,7 +265,7 @@ impl Config {
 
     /// Why the pause would refuse requests of the reservation at `index` with a 503 rather than delay them.
     fn pause_warning(&self, pause: &PauseSchedule, index: usize) -> Option<String> {
-        let reservation = &self.reservations[index];
+        let reservation = self.reservation(index)?;
         let (name, field) = (&reservation.name, self.field_of(index));
         if reservation.max_queue == 0 {
             return Some(format!(

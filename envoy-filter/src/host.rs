@@ -44,6 +44,7 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// In the order of their declaration, which [`Metric::index`] follows.
     pub const ALL: [Metric; 6] = [
         Metric::Active,
         Metric::Queued,
@@ -52,6 +53,11 @@ impl Metric {
         Metric::RejectedTimeout,
         Metric::Paused,
     ];
+
+    /// Its place in [`Metric::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
 
     pub fn suffix(self) -> &'static str {
         match self {
@@ -85,3 +91,13 @@ pub trait Metrics {
 pub trait Host: SharedStore + Clock + Metrics {}
 
 impl<T: SharedStore + Clock + Metrics> Host for T {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_metric_has_its_place_in_the_list_of_all() {
+        assert!(Metric::ALL.iter().enumerate().all(|(place, metric)| metric.index() == place));
+    }
+}

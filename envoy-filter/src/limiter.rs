@@ -23,6 +23,7 @@ use crate::config::Config;
 use crate::counters;
 use crate::host::{Host, HostError, Metric};
 use crate::pace::TickWork;
+use crate::per_path::PerPath;
 use crate::waiting::{self, Waiters};
 use crate::waiting_paths::{self, Listed};
 use busy::Busy;
@@ -191,7 +192,7 @@ impl<H: Host> Worker<H> {
         let mut paths_by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
         for (class, reservation) in config.reservations.iter().enumerate() {
             if reservation.max_concurrency.is_some() {
-                paths_by_hash.entry(path_hashes[class]).or_default().push(class);
+                paths_by_hash.entry(path_hashes.at(class)).or_default().push(class);
             }
         }
         let mut worker = Worker {
@@ -228,11 +229,11 @@ impl<H: Host> Worker<H> {
         worker.rate_since_ms = now;
         // Until its first tick, arrivals and releases read the waiters of the paths others wait for now; if that is
         // unknown, of every bounded path.
-        let waited = worker.paths_others_wait_for().unwrap_or_else(|| {
-            (0..n).filter(|class| worker.config.reservations[*class].max_concurrency.is_some()).collect()
-        });
+        let waited = worker
+            .paths_others_wait_for()
+            .unwrap_or_else(|| (0..n).filter(|class| worker.config.limit(*class).is_some()).collect());
         for class in waited {
-            worker.others_waited[class] = true;
+            worker.others_waited.put(class, true);
             worker.busy.insert(class);
         }
         Ok(worker)
@@ -328,7 +329,7 @@ impl<H: Host> Worker<H> {
             return Decision::Continue;
         }
         // Only requests that take a slot of the shared count could use a spare.
-        if self.config.reservations[class].max_concurrency.is_some() {
+        if self.config.limit(class).is_some() {
             self.arrivals = self.arrivals.saturating_add(1);
         }
         let decision = if self.pauses(class) {
@@ -348,8 +349,10 @@ impl<H: Host> Worker<H> {
         match request.state {
             State::Held { .. } => self.held.retain(|c| *c != context),
             State::Waiting { .. } => {
-                self.queues[request.class].retain(|c| *c != context);
-                self.unpublished[request.class] = true;
+                if let Some(queue) = self.queues.get_mut(request.class) {
+                    queue.retain(|c| *c != context);
+                }
+                self.unpublished.put(request.class, true);
                 self.host.add(request.class, Metric::Queued, -1);
             }
             State::Admitted(permit) => self.release(permit, effects),
@@ -374,7 +377,7 @@ impl<H: Host> Worker<H> {
         let waited = self.paths_others_wait_for().unwrap_or_default();
         for class in self.busy.sorted() {
             if waited.binary_search(&class).is_err() {
-                self.others_waited[class] = false;
+                self.others_waited.put(class, false);
             }
         }
         let others: Vec<(usize, Vec<Waiters>)> =
@@ -393,7 +396,7 @@ impl<H: Host> Worker<H> {
                 self.give_back_spares(pool);
             } else {
                 self.give_back_unused_spares(pool);
-                if self.spare[pool] > 0 && self.is_full(pool) {
+                if self.spare.at(pool) > 0 && self.is_full(pool) {
                     self.give_back_spares(pool);
                 }
             }
@@ -434,15 +437,16 @@ impl<H: Host> Worker<H> {
             }
         }
         for class in 0..self.queues.len() {
-            if self.queues[class].is_empty() && self.published[class] == 0 {
+            if self.queued(class) == 0 && self.published.at(class) == 0 {
                 continue;
             }
-            for context in std::mem::take(&mut self.queues[class]) {
+            let waiting = self.queues.get_mut(class).map(std::mem::take).unwrap_or_default();
+            for context in waiting {
                 self.requests.remove(&context);
                 self.host.add(class, Metric::Queued, -1);
                 effects.push(Effect::Reject { context, reservation: class });
             }
-            self.unpublished[class] = true;
+            self.unpublished.put(class, true);
             self.busy.insert(class);
         }
         for pool in 0..self.spare.len() {
@@ -459,19 +463,21 @@ impl<H: Host> Worker<H> {
         for class in 0..self.queues.len() {
             // The empty list did not go out: the entry still lists waiters `retire` took off `queued`, and another
             // worker's reclaim will take them off again.
-            if self.unpublished[class] && self.published[class] > 0 {
-                self.host.add(class, Metric::Queued, i64::from(self.published[class]));
+            if self.unpublished.at(class) && self.published.at(class) > 0 {
+                self.host.add(class, Metric::Queued, i64::from(self.published.at(class)));
             }
         }
         for pool in 0..self.spare.len() {
-            self.spare[pool] = 0;
-            self.pending_release[pool] = 0;
+            self.spare.put(pool, 0);
+            self.pending_release.put(pool, 0);
             // Still in the count, so the share set below takes them off `active` (again).
-            self.host.add(pool, Metric::Active, i64::from(std::mem::take(&mut self.off_active[pool])));
+            self.host.add(pool, Metric::Active, i64::from(self.off_active.at(pool)));
+            self.off_active.put(pool, 0);
             if let Some((before, held)) = self.set_own_share(pool) {
                 warn!(
                     "pathfence: worker {} went away with {before} slot(s) of `{}` in the shared count; {held} left",
-                    self.id, self.config.reservations[pool].name
+                    self.id,
+                    self.config.name(pool)
                 );
             }
         }
@@ -492,7 +498,7 @@ impl<H: Host> Worker<H> {
     /// Requests of `class` held or waiting here: together at most `max_queue`.
     fn backlog(&self, class: usize) -> usize {
         let held = self.held.iter().filter(|c| self.requests.get(c).is_some_and(|r| r.class == class)).count();
-        self.queues[class].len() + held
+        self.queued(class) + held
     }
 
     /// `since_ms` is when a request released from a pause started to wait.
@@ -504,21 +510,24 @@ impl<H: Host> Worker<H> {
         effects: &mut Vec<Effect>,
     ) -> Decision {
         // Nobody waits for this path, here or on another worker: no one to overtake.
-        if self.queues[class].is_empty() && !self.others_wait(class) {
+        if self.queued(class) == 0 && !self.others_wait(class) {
             if let Some(permit) = self.try_acquire(class) {
                 self.admit(context, class, permit);
                 return Decision::Continue;
             }
         }
-        let reservation = &self.config.reservations[class];
-        if self.backlog(class) >= reservation.max_queue as usize {
+        let max_queue = self.config.reservation(class).map_or(0, |r| r.max_queue);
+        if self.backlog(class) >= max_queue as usize {
             self.host.add(class, Metric::RejectedQueueFull, 1);
             return Decision::Reject { reservation: class };
         }
         // The clock is read only here and for pauses: it is a hostcall, and most requests never wait.
         let since_ms = since_ms.unwrap_or_else(|| self.now());
-        self.queues[class].push_back(context);
-        self.unpublished[class] = true;
+        let Some(queue) = self.queues.get_mut(class) else {
+            return Decision::Continue;
+        };
+        queue.push_back(context);
+        self.unpublished.put(class, true);
         self.busy.insert(class);
         self.requests.insert(context, Request { class, state: State::Waiting { since_ms } });
         self.host.add(class, Metric::Queued, 1);
@@ -544,7 +553,7 @@ impl<H: Host> Worker<H> {
     /// Resumes waiters of `class` while slots can be had and no other worker's waiter came first. `others` is
     /// the other workers' waiters if the caller has just read them.
     fn drain(&mut self, class: usize, others: Option<Vec<Waiters>>, effects: &mut Vec<Effect>) {
-        if self.queues[class].is_empty() {
+        if self.queued(class) == 0 {
             return;
         }
         let others = match others {
@@ -552,7 +561,7 @@ impl<H: Host> Worker<H> {
             None => self.others_waiting(class),
         };
         let live_since_ms = self.live_since(class, &others);
-        while let Some(&context) = self.queues[class].front() {
+        while let Some(context) = self.first_waiter(class) {
             let older = waiting::older_than(&others, self.arrival_on_wall(context), live_since_ms);
             // Slots enough for the earlier waiters elsewhere and this one; else leave them to the earlier ones.
             if older > 0 && self.available(class) <= older {
@@ -561,12 +570,24 @@ impl<H: Host> Worker<H> {
             let Some(permit) = self.try_acquire(class) else {
                 return;
             };
-            self.queues[class].pop_front();
-            self.unpublished[class] = true;
-            self.host.add(class, Metric::Queued, -1);
+            self.take_first_waiter(class);
             self.admit(context, class, permit);
             effects.push(Effect::Resume { context });
         }
+    }
+
+    /// The request that has waited longest for a slot of `class` here.
+    fn first_waiter(&self, class: usize) -> Option<u32> {
+        self.queues.get(class).and_then(VecDeque::front).copied()
+    }
+
+    /// Takes the first waiter of `class` out of its queue, to be admitted.
+    fn take_first_waiter(&mut self, class: usize) {
+        if let Some(queue) = self.queues.get_mut(class) {
+            queue.pop_front();
+        }
+        self.unpublished.put(class, true);
+        self.host.add(class, Metric::Queued, -1);
     }
 
     /// Waiters that arrived before this wall-clock time are past their timeout (see [`STALE_AFTER_TIMEOUT_MS`]).
@@ -576,7 +597,7 @@ impl<H: Host> Worker<H> {
             return 0;
         }
         self.now();
-        let timeout = self.config.reservations[class].queue_timeout_ms;
+        let timeout = self.config.reservation(class).map_or(0, |r| r.queue_timeout_ms);
         self.watch.clock.wall_ms().saturating_sub(timeout.saturating_add(STALE_AFTER_TIMEOUT_MS))
     }
 
@@ -586,12 +607,15 @@ impl<H: Host> Worker<H> {
     }
 
     fn expire(&mut self, class: usize, now: u64, effects: &mut Vec<Effect>) {
-        let timeout = self.config.reservations[class].queue_timeout_ms;
+        let timeout = self.config.reservation(class).map_or(0, |r| r.queue_timeout_ms);
+        let Some(queue) = self.queues.get(class) else { return };
         let expired: Vec<u32> =
-            self.queues[class].iter().copied().filter(|c| self.since(*c).saturating_add(timeout) <= now).collect();
+            queue.iter().copied().filter(|c| self.since(*c).saturating_add(timeout) <= now).collect();
         for context in expired {
-            self.queues[class].retain(|c| *c != context);
-            self.unpublished[class] = true;
+            if let Some(queue) = self.queues.get_mut(class) {
+                queue.retain(|c| *c != context);
+            }
+            self.unpublished.put(class, true);
             self.requests.remove(&context);
             self.host.add(class, Metric::Queued, -1);
             self.host.add(class, Metric::RejectedTimeout, 1);
@@ -614,17 +638,15 @@ impl<H: Host> Worker<H> {
         let own_heir = (permit.pool != local).then_some(permit.pool);
         for class in local_heir.into_iter().chain(own_heir) {
             // An unbounded reservation never has waiters.
-            if self.config.reservations[class].max_concurrency.is_none() {
+            if self.config.limit(class).is_none() {
                 continue;
             }
             let others = self.others_waiting_if_seen(class);
-            match self.queues[class].front().copied() {
+            match self.first_waiter(class) {
                 Some(context) => {
                     let live_since_ms = self.live_since(class, &others);
                     if waiting::older_than(&others, self.arrival_on_wall(context), live_since_ms) == 0 {
-                        self.queues[class].pop_front();
-                        self.unpublished[class] = true;
-                        self.host.add(class, Metric::Queued, -1);
+                        self.take_first_waiter(class);
                         self.admit(context, class, permit);
                         effects.push(Effect::Resume { context });
                     } else {
@@ -633,7 +655,7 @@ impl<H: Host> Worker<H> {
                     return;
                 }
                 None if waiting::any(&others) => {
-                    self.spare[permit.pool] += 1;
+                    self.spare.update(permit.pool, |n| n.saturating_add(1));
                     self.give_back_spares(permit.pool);
                     return;
                 }
@@ -641,7 +663,7 @@ impl<H: Host> Worker<H> {
             }
         }
         if self.keep_spares {
-            self.spare[permit.pool] += 1;
+            self.spare.update(permit.pool, |n| n.saturating_add(1));
             self.busy.insert(permit.pool);
         } else {
             self.give_back(permit.pool, 1);
@@ -672,35 +694,38 @@ impl<H: Host> Worker<H> {
         if self.watch.clock.slips() != self.published_at_slip {
             self.published_at_slip = self.watch.clock.slips();
             for class in self.busy.sorted() {
-                self.unpublished[class] |= !self.queues[class].is_empty();
+                if self.queued(class) > 0 {
+                    self.unpublished.put(class, true);
+                }
             }
         }
         let mut listing_changed = false;
         // Only busy paths can have changed; collected without allocating when none did (most requests).
-        let unpublished: Vec<usize> = self.busy.iter().filter(|class| self.unpublished[*class]).collect();
+        let unpublished: Vec<usize> = self.busy.iter().filter(|class| self.unpublished.at(*class)).collect();
         for class in unpublished {
             // A path is listed as having waiters before they appear in its list (see `crate::waiting_paths`).
-            if self.published[class] == 0 && !self.queues[class].is_empty() {
+            if self.published.at(class) == 0 && self.queued(class) > 0 {
                 self.unlisted = true;
                 if !self.list_paths_with_waiters(Some(class)) {
                     continue;
                 }
             }
+            let (Some(queue), Some(key)) = (self.queues.get(class), self.keys.waiting.get(class)) else { continue };
             let arrivals_ms: Vec<u64> =
-                self.queues[class].iter().take(waiting::MAX_LISTED).map(|c| self.arrival_on_wall(*c)).collect();
-            let mine = Waiters { worker: self.id, waiting: self.queues[class].len() as u32, arrivals_ms };
-            match waiting::publish(&self.host, &self.keys.waiting[class], &mine) {
+                queue.iter().take(waiting::MAX_LISTED).map(|c| self.arrival_on_wall(*c)).collect();
+            let mine = Waiters { worker: self.id, waiting: queue.len() as u32, arrivals_ms };
+            match waiting::publish(&self.host, key, &mine) {
                 Ok(Some(before)) => {
-                    if before == 0 && self.published[class] > 0 {
+                    if before == 0 && self.published.at(class) > 0 {
                         self.waiters_were_reclaimed(class);
                     }
-                    self.unpublished[class] = false;
-                    listing_changed |= (self.published[class] == 0) != (mine.waiting == 0);
-                    self.published[class] = mine.waiting;
+                    self.unpublished.put(class, false);
+                    listing_changed |= (self.published.at(class) == 0) != (mine.waiting == 0);
+                    self.published.put(class, mine.waiting);
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.reservations[class].name)
+                    warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.name(class))
                 }
             }
         }
@@ -717,8 +742,8 @@ impl<H: Host> Worker<H> {
         let mut paths: Vec<u64> = self
             .busy
             .iter()
-            .filter(|class| self.published[*class] > 0 || Some(*class) == also)
-            .map(|class| self.path_hashes[class])
+            .filter(|class| self.published.at(*class) > 0 || Some(*class) == also)
+            .map(|class| self.path_hashes.at(class))
             .collect();
         paths.sort_unstable();
         paths.dedup();
@@ -740,21 +765,22 @@ impl<H: Host> Worker<H> {
     fn waiters_were_reclaimed(&mut self, class: usize) {
         warn!(
             "pathfence: the waiters of `{}` on this worker were reclaimed while it stalled; listed again",
-            self.config.reservations[class].name
+            self.config.name(class)
         );
-        self.host.add(class, Metric::Queued, i64::from(self.published[class]));
-        self.published[class] = 0;
+        self.host.add(class, Metric::Queued, i64::from(self.published.at(class)));
+        self.published.put(class, 0);
         self.unlisted = true;
     }
 
     /// The waiters of other workers, read now.
     fn others_waiting(&mut self, class: usize) -> Vec<Waiters> {
-        let others = waiting::others(&self.host, &self.keys.waiting[class], self.id).unwrap_or_else(|e| {
+        let Some(key) = self.keys.waiting.get(class) else { return Vec::new() };
+        let others = waiting::others(&self.host, key, self.id).unwrap_or_else(|e| {
             warn!("pathfence: waiters of other workers unknown: {e}");
             Vec::new()
         });
-        self.others_waited[class] = waiting::any(&others);
-        if self.others_waited[class] {
+        self.others_waited.put(class, waiting::any(&others));
+        if waiting::any(&others) {
             self.busy.insert(class);
         }
         others
@@ -762,7 +788,7 @@ impl<H: Host> Worker<H> {
 
     /// The waiters of other workers, read only if some were there at the last read (see `others_waited`).
     fn others_waiting_if_seen(&mut self, class: usize) -> Vec<Waiters> {
-        if self.others_waited[class] {
+        if self.others_waited.at(class) {
             self.others_waiting(class)
         } else {
             Vec::new()
@@ -771,7 +797,7 @@ impl<H: Host> Worker<H> {
 
     /// Whether another worker has requests of `class` waiting; on a host error, no (fail open).
     fn others_wait(&mut self, class: usize) -> bool {
-        if self.config.reservations[class].max_concurrency.is_none() {
+        if self.config.limit(class).is_none() {
             return false;
         }
         let wait = waiting::any(&self.others_waiting_if_seen(class));
@@ -821,8 +847,8 @@ impl<H: Host> Worker<H> {
                     }
             })
         };
-        for pool in 0..self.keys.inflight.len() {
-            match waiting::reclaim(&self.host, &self.keys.waiting[pool], &mut is_gone) {
+        for (pool, (inflight, waiting)) in self.keys.inflight.iter().zip(&self.keys.waiting).enumerate() {
+            match waiting::reclaim(&self.host, waiting, &mut is_gone) {
                 // Their `queued` went away with them.
                 Ok(gone) => {
                     let waited: i64 = gone.iter().map(|w| i64::from(w.waiting)).sum();
@@ -832,12 +858,12 @@ impl<H: Host> Worker<H> {
                 }
                 Err(e) => warn!("pathfence: reclaiming waiters failed: {e}"),
             }
-            match counters::reclaim(&self.host, &self.keys.inflight[pool], &mut is_gone) {
+            match counters::reclaim(&self.host, inflight, &mut is_gone) {
                 Ok(gone) => {
                     for (worker, count) in gone {
                         warn!(
                             "pathfence: reclaimed {count} slot(s) of `{}` left by worker {worker}",
-                            self.config.reservations[pool].name
+                            self.config.name(pool)
                         );
                         // A worker's part of `active` is its share, so this takes back exactly what it added.
                         self.host.add_now(pool, Metric::Active, -i64::from(count));
@@ -860,8 +886,8 @@ impl<H: Host> Worker<H> {
     /// while it stalled: the publish sees the entry gone and puts their count back on `queued` (a stream event
     /// may publish first, which does the same).
     fn reassert_waiters(&mut self, class: usize) {
-        if self.published[class] > 0 {
-            self.unpublished[class] = true;
+        if self.published.at(class) > 0 {
+            self.unpublished.put(class, true);
             // And the path listed again, in case the entry went with them.
             self.unlisted = true;
         }

@@ -12,7 +12,7 @@
 //! only makes a worker read a list that has no waiters. The value is one entry per worker: `worker: u32,
 //! listed: u32`, then `listed` hashes (`u64`).
 
-use crate::counters::{self, read_u64, token, MAX_CAS_TRIES};
+use crate::counters::{self, read_u32, read_u64, token, MAX_CAS_TRIES};
 use crate::host::{HostError, SharedStore};
 
 /// One worker's paths with waiters.
@@ -26,10 +26,6 @@ pub struct Listed {
 /// share the key during an upgrade.
 pub fn path_hash(name: &str) -> u64 {
     name.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, b| (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
-}
-
-fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
-    bytes.get(at..at.checked_add(4)?).and_then(|b| <[u8; 4]>::try_from(b).ok()).map(u32::from_le_bytes)
 }
 
 pub fn decode(bytes: &[u8]) -> Vec<Listed> {

@@ -72,7 +72,7 @@ impl EnvoyHost {
                 if *delta == 0 {
                     continue;
                 }
-                if let Some(Some(id)) = self.metric_ids.get(reservation).map(|ids| ids[index]) {
+                if let Some(id) = self.metric_ids.get(reservation).and_then(|ids| ids.get(index)).copied().flatten() {
                     if let Err(status) = hostcalls::increment_metric(id, *delta) {
                         warn!("pathfence: increment_metric failed: {status:?}");
                     }
@@ -121,7 +121,7 @@ impl Clock for EnvoyHost {
 impl Metrics for EnvoyHost {
     /// Hands the delta to Envoy at once; kept for the next flush if Envoy refuses it.
     fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
-        let index = Metric::ALL.iter().position(|m| *m == metric).unwrap_or(0);
+        let index = metric.index();
         if let Some(id) = self.metric_ids.get(reservation).and_then(|ids| ids.get(index)).copied().flatten() {
             match hostcalls::increment_metric(id, delta) {
                 Ok(()) => return,
@@ -132,11 +132,10 @@ impl Metrics for EnvoyHost {
     }
 
     fn add(&self, reservation: usize, metric: Metric, delta: i64) {
-        let index = Metric::ALL.iter().position(|m| *m == metric).unwrap_or(0);
         match self.pending.try_borrow_mut() {
             Ok(mut pending) => {
-                if let Some(deltas) = pending.get_mut(reservation) {
-                    deltas[index] += delta;
+                if let Some(total) = pending.get_mut(reservation).and_then(|deltas| deltas.get_mut(metric.index())) {
+                    *total += delta;
                 }
             }
             Err(_) => warn!("pathfence: metric update lost while metrics were being flushed: {metric:?} {delta}"),

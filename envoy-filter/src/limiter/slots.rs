@@ -16,6 +16,7 @@ use log::warn;
 use super::{Permit, State, Worker};
 use crate::counters::{self, Acquire};
 use crate::host::{Host, Metric};
+use crate::per_path::PerPath;
 
 impl<H: Host> Worker<H> {
     /// Takes a slot for a request of `class`: its own reservation, or for a local request whose reservation
@@ -27,33 +28,31 @@ impl<H: Host> Worker<H> {
         if class != self.config.local() || !self.config.local_borrows {
             return None;
         }
-        let mut others: Vec<(u64, usize)> = (0..self.config.local())
-            .filter_map(|pool| counters::load(&self.host, &self.keys.inflight[pool]).ok().map(|n| (n, pool)))
-            .collect();
+        let mut others: Vec<(u64, usize)> =
+            (0..self.config.local()).filter_map(|pool| self.load(pool).map(|n| (n, pool))).collect();
         others.sort_unstable();
         others.into_iter().find_map(|(_, pool)| self.try_pool(pool))
     }
 
     fn try_pool(&mut self, pool: usize) -> Option<Permit> {
-        let Some(limit) = self.config.reservations[pool].max_concurrency else {
+        let reservation = self.config.reservation(pool)?;
+        let Some(limit) = reservation.max_concurrency else {
             return Some(Permit { pool, counted: false });
         };
-        if self.spare[pool] > 0 {
-            self.spare[pool] -= 1;
-            self.spares_taken[pool] = self.spares_taken[pool].saturating_add(1);
+        if self.spare.at(pool) > 0 {
+            self.spare.update(pool, |n| n - 1);
+            self.spares_taken.update(pool, |n| n.saturating_add(1));
             return Some(Permit { pool, counted: true });
         }
-        match counters::try_acquire(&self.host, &self.keys.inflight[pool], self.id, limit) {
+        let key = self.keys.inflight.get(pool)?;
+        match counters::try_acquire(&self.host, key, self.id, limit) {
             Ok(Acquire::Granted) => {
                 self.host.add(pool, Metric::Active, 1);
                 Some(Permit { pool, counted: true })
             }
             Ok(Acquire::Full) | Ok(Acquire::Contended) => None,
             Err(e) => {
-                warn!(
-                    "pathfence: shared count of `{}` unavailable, admitting: {e}",
-                    self.config.reservations[pool].name
-                );
+                warn!("pathfence: shared count of `{}` unavailable, admitting: {e}", self.config.name(pool));
                 Some(Permit { pool, counted: false })
             }
         }
@@ -67,11 +66,11 @@ impl<H: Host> Worker<H> {
             if class == local && self.config.local_borrows { (0..=local).collect() } else { vec![class] };
         let mut free = 0u64;
         for pool in pools {
-            let Some(limit) = self.config.reservations[pool].max_concurrency else {
+            let Some(limit) = self.config.limit(pool) else {
                 return u64::MAX;
             };
             self.give_back_spares(pool);
-            let load = counters::load(&self.host, &self.keys.inflight[pool]).unwrap_or(u64::from(limit));
+            let load = self.load(pool).unwrap_or(u64::from(limit));
             free = free.saturating_add(u64::from(limit).saturating_sub(load));
         }
         free
@@ -80,32 +79,38 @@ impl<H: Host> Worker<H> {
     /// Whether `pool`'s shared count is at its limit; yes if it cannot be read, so that spares are not kept on a
     /// guess.
     pub(super) fn is_full(&self, pool: usize) -> bool {
-        let Some(limit) = self.config.reservations[pool].max_concurrency else {
+        let Some(limit) = self.config.limit(pool) else {
             return false;
         };
-        counters::load(&self.host, &self.keys.inflight[pool]).map_or(true, |load| load >= u64::from(limit))
+        self.load(pool).is_none_or(|load| load >= u64::from(limit))
+    }
+
+    /// The shared count of `pool`, across workers; `None` if it cannot be read.
+    fn load(&self, pool: usize) -> Option<u64> {
+        counters::load(&self.host, self.keys.inflight.get(pool)?).ok()
     }
 
     /// Takes `count` slots of `pool` out of the shared count now, or on a later tick if the race is lost.
     pub(super) fn give_back(&mut self, pool: usize, count: u32) {
-        self.pending_release[pool] += count;
+        self.pending_release.update(pool, |n| n.saturating_add(count));
         if count > 0 {
             self.busy.insert(pool);
         }
-        let pending = self.pending_release[pool];
+        let pending = self.pending_release.at(pool);
         if pending == 0 {
             return;
         }
         // Off `active` before another worker can take them (see the module's comment).
-        let not_yet_off = pending.saturating_sub(self.off_active[pool]);
+        let Some(key) = self.keys.inflight.get(pool) else { return };
+        let not_yet_off = pending.saturating_sub(self.off_active.at(pool));
         if not_yet_off > 0 {
             self.host.add_now(pool, Metric::Active, -i64::from(not_yet_off));
-            self.off_active[pool] = pending;
+            self.off_active.put(pool, pending);
         }
-        match counters::release(&self.host, &self.keys.inflight[pool], self.id, pending) {
+        match counters::release(&self.host, key, self.id, pending) {
             Ok(Some(left)) => {
-                self.pending_release[pool] = 0;
-                self.off_active[pool] = 0;
+                self.pending_release.put(pool, 0);
+                self.off_active.put(pool, 0);
                 // Fewer than `pending` if another worker reclaimed this one's share while it stalled: the reclaim
                 // took those off `active` already, and so did this worker.
                 if left < pending {
@@ -134,8 +139,8 @@ impl<H: Host> Worker<H> {
             .count();
         u32::try_from(admitted)
             .unwrap_or(u32::MAX)
-            .saturating_add(self.spare[pool])
-            .saturating_add(self.pending_release[pool])
+            .saturating_add(self.spare.at(pool))
+            .saturating_add(self.pending_release.at(pool))
     }
 
     /// Puts this worker's share of `pool` back to what it holds, if it differs: a worker that stalled past its
@@ -147,7 +152,7 @@ impl<H: Host> Worker<H> {
             warn!(
                 "pathfence: the shared count of `{}` had {before} slot(s) of this worker, which holds {held}; put back \
                  (it was reclaimed while this worker stalled)",
-                self.config.reservations[pool].name
+                self.config.name(pool)
             );
         }
     }
@@ -155,19 +160,16 @@ impl<H: Host> Worker<H> {
     /// Sets this worker's share of `pool` to what it holds and moves `active` by the difference; the share it
     /// replaced and the new one, if they differed.
     pub(super) fn set_own_share(&mut self, pool: usize) -> Option<(u32, u32)> {
-        self.config.reservations[pool].max_concurrency?;
+        self.config.limit(pool)?;
         let held = self.own_share(pool);
-        match counters::set_share(&self.host, &self.keys.inflight[pool], self.id, held) {
+        match counters::set_share(&self.host, self.keys.inflight.get(pool)?, self.id, held) {
             Ok(Some(before)) if before != held => {
                 self.host.add_now(pool, Metric::Active, i64::from(held) - i64::from(before));
                 Some((before, held))
             }
             Ok(Some(_)) => None,
             Ok(None) => {
-                warn!(
-                    "pathfence: setting this worker's share of `{}` kept losing the race",
-                    self.config.reservations[pool].name
-                );
+                warn!("pathfence: setting this worker's share of `{}` kept losing the race", self.config.name(pool));
                 None
             }
             Err(e) => {
@@ -178,8 +180,9 @@ impl<H: Host> Worker<H> {
     }
 
     pub(super) fn give_back_spares(&mut self, pool: usize) {
-        let spare = std::mem::take(&mut self.spare[pool]);
-        self.spares_taken[pool] = 0;
+        let spare = self.spare.at(pool);
+        self.spare.put(pool, 0);
+        self.spares_taken.put(pool, 0);
         self.give_back(pool, spare);
     }
 
@@ -188,9 +191,10 @@ impl<H: Host> Worker<H> {
     /// instead of giving them all back on every tick and taking them again right after, a compare-and-swap
     /// each; once its requests stop, the next tick gives them all back.
     pub(super) fn give_back_unused_spares(&mut self, pool: usize) {
-        let kept = self.spare[pool].min(std::mem::take(&mut self.spares_taken[pool]));
-        let unused = self.spare[pool] - kept;
-        self.spare[pool] = kept;
+        let kept = self.spare.at(pool).min(self.spares_taken.at(pool));
+        let unused = self.spare.at(pool) - kept;
+        self.spares_taken.put(pool, 0);
+        self.spare.put(pool, kept);
         self.give_back(pool, unused);
     }
 }
