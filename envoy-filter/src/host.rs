@@ -80,8 +80,9 @@ pub trait Metrics {
     /// Adds `delta`; the host may hand it to Envoy later, batched with others.
     fn add(&self, reservation: usize, metric: Metric, delta: i64);
 
-    /// Adds `delta` at once, ahead of any batched delta: for a slot taken off `active` before it goes back to the
-    /// shared count, where another worker may take it and report it as its own.
+    /// Adds `delta` at once, with the deltas of the same stat still batched (a slot's `+1` to `active` must not
+    /// come after its `-1`): for a slot taken off `active` before it goes back to the shared count, where another
+    /// worker may take it and report it as its own.
     fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
         self.add(reservation, metric, delta);
     }

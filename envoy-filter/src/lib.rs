@@ -24,6 +24,7 @@ pub mod classifier;
 pub mod clock;
 pub mod config;
 pub mod counters;
+pub mod deltas;
 pub mod host;
 pub mod limiter;
 pub mod pace;

@@ -6,6 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use crate::deltas::Deltas;
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
 
 /// Another worker's steps, run inside the next write, after this worker's read: a race, made to happen.
@@ -71,15 +72,13 @@ impl SharedStore for MemStore {
     }
 }
 
-type Deltas = HashMap<(usize, Metric), i64>;
-
 /// One host as a worker sees it; clones share the store, the clock and the metrics, like two Envoy workers.
 #[derive(Clone, Default)]
 pub struct MockHost {
     pub store: Rc<MemStore>,
     pub clock: Rc<Cell<u64>>,
     /// The metrics as Envoy shows them.
-    pub metrics: Rc<RefCell<Deltas>>,
+    pub metrics: Rc<RefCell<HashMap<(usize, Metric), i64>>>,
     /// The deltas `add` keeps until [`MockHost::flush`], on a host that batches them as the Wasm layer does;
     /// `None` on one that adds them at once.
     pending: Option<Rc<RefCell<Deltas>>>,
@@ -100,14 +99,14 @@ impl MockHost {
     /// Hands the kept deltas over to the metrics.
     pub fn flush(&self) {
         let Some(pending) = &self.pending else { return };
-        for ((reservation, metric), delta) in pending.borrow_mut().drain() {
+        for (reservation, metric, delta) in pending.borrow_mut().take_all() {
             *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
         }
     }
 
     /// The delta this host keeps for the metric, not yet handed over.
     pub fn unflushed(&self, reservation: usize, metric: Metric) -> i64 {
-        self.pending.as_ref().and_then(|p| p.borrow().get(&(reservation, metric)).copied()).unwrap_or(0)
+        self.pending.as_ref().map_or(0, |p| p.borrow().kept(reservation, metric))
     }
 
     pub fn advance(&self, ms: u64) {
@@ -132,11 +131,15 @@ impl Clock for MockHost {
 
 impl Metrics for MockHost {
     fn add(&self, reservation: usize, metric: Metric, delta: i64) {
-        let deltas = self.pending.as_ref().unwrap_or(&self.metrics);
-        *deltas.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
+        match &self.pending {
+            Some(pending) => pending.borrow_mut().add(reservation, metric, delta),
+            None => *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta,
+        }
     }
 
+    /// As the Wasm layer does: with the stat's kept deltas (see [`Deltas`]).
     fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
+        let delta = self.pending.as_ref().map_or(delta, |p| p.borrow_mut().now(reservation, metric, delta));
         *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
     }
 }

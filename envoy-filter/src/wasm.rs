@@ -12,6 +12,7 @@ use proxy_wasm::types::{Action, ContextType, LogLevel, MetricType, Status};
 
 use crate::classifier::{classify, RequestView};
 use crate::config::Config;
+use crate::deltas::Deltas;
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
 use crate::limiter::{Decision, Effect, Watch, Worker};
 use crate::pace::{Pace, TickWork};
@@ -57,29 +58,27 @@ fn host_error(what: &str, status: Status) -> HostError {
 struct EnvoyHost {
     metric_ids: Vec<Ids>,
     /// Metric deltas gathered between flushes: one hostcall per changed stat per flush instead of three per request.
-    pending: RefCell<Vec<[i64; 6]>>,
+    pending: RefCell<Deltas>,
 }
 
 impl EnvoyHost {
     fn new(config: &Config, metric_ids: Vec<Ids>) -> EnvoyHost {
-        EnvoyHost { metric_ids, pending: RefCell::new(vec![[0; 6]; config.reservations.len()]) }
+        EnvoyHost { metric_ids, pending: RefCell::new(Deltas::default()) }
     }
 
     fn flush_metrics(&self) {
         let Ok(mut pending) = self.pending.try_borrow_mut() else { return };
-        for (reservation, deltas) in pending.iter_mut().enumerate() {
-            for (index, delta) in deltas.iter_mut().enumerate() {
-                if *delta == 0 {
-                    continue;
+        for (reservation, metric, delta) in pending.take_all() {
+            if let Some(id) = self.metric_id(reservation, metric) {
+                if let Err(status) = hostcalls::increment_metric(id, delta) {
+                    warn!("pathfence: increment_metric failed: {status:?}");
                 }
-                if let Some(id) = self.metric_ids.get(reservation).and_then(|ids| ids.get(index)).copied().flatten() {
-                    if let Err(status) = hostcalls::increment_metric(id, *delta) {
-                        warn!("pathfence: increment_metric failed: {status:?}");
-                    }
-                }
-                *delta = 0;
             }
         }
+    }
+
+    fn metric_id(&self, reservation: usize, metric: Metric) -> Option<u32> {
+        self.metric_ids.get(reservation).and_then(|ids| ids.get(metric.index())).copied().flatten()
     }
 }
 
@@ -119,25 +118,26 @@ impl Clock for EnvoyHost {
 }
 
 impl Metrics for EnvoyHost {
-    /// Hands the delta to Envoy at once; kept for the next flush if Envoy refuses it.
+    /// Hands the delta to Envoy at once, with the stat's kept deltas (see [`Deltas`]); kept for the next flush if
+    /// Envoy refuses it.
     fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
-        let index = metric.index();
-        if let Some(id) = self.metric_ids.get(reservation).and_then(|ids| ids.get(index)).copied().flatten() {
+        let Ok(mut pending) = self.pending.try_borrow_mut() else {
+            warn!("pathfence: metric update lost while metrics were being flushed: {metric:?} {delta}");
+            return;
+        };
+        let delta = pending.now(reservation, metric, delta);
+        if let Some(id) = self.metric_id(reservation, metric) {
             match hostcalls::increment_metric(id, delta) {
                 Ok(()) => return,
                 Err(status) => warn!("pathfence: increment_metric failed: {status:?}"),
             }
         }
-        self.add(reservation, metric, delta);
+        pending.add(reservation, metric, delta);
     }
 
     fn add(&self, reservation: usize, metric: Metric, delta: i64) {
         match self.pending.try_borrow_mut() {
-            Ok(mut pending) => {
-                if let Some(total) = pending.get_mut(reservation).and_then(|deltas| deltas.get_mut(metric.index())) {
-                    *total += delta;
-                }
-            }
+            Ok(mut pending) => pending.add(reservation, metric, delta),
             Err(_) => warn!("pathfence: metric update lost while metrics were being flushed: {metric:?} {delta}"),
         }
     }

@@ -342,6 +342,7 @@ fn configurations_pushed_again_and_again_define_each_stat_once() {
     assert!(defined.iter().all(|n| *n <= 4 * 6), "{defined:?}");
     let shown = envoy.stats("wasmcustom.pathfence.");
     assert_eq!(shown.len(), 4 * 6, "{shown:?}");
+    assert!(shown.values().all(|v| *v >= 0), "a stat below zero: {shown:?}");
     assert!(!envoy.log_text().contains("panic"), "{}", envoy.log_text());
 }
 
@@ -396,4 +397,6 @@ fn active_never_reads_above_the_limit_under_overload() {
     assert!(answers[1] > 0 && counts.get(&4).is_some_and(|n| *n > 0), "the path was never full: {counts:?}");
     let most = readings.iter().copied().max().unwrap_or(0);
     assert!(most <= 4, "active read {most} against a limit of 4: {counts:?}");
+    let least = readings.iter().copied().min().unwrap_or(0);
+    assert!(least >= 0, "active read {least} (Envoy's unsigned gauge below zero): {counts:?}");
 }

@@ -295,6 +295,8 @@ impl Run {
             // What Envoy shows, whenever it looks: never above the shared count, so never above the limit.
             let shown = self.host.metric(pool, Metric::Active);
             assert!(shown <= total as i64, "step {step}: active of pool {pool} shows {shown}, the count is {total}");
+            // Nor below zero: Envoy's gauges are unsigned, and would read 2^64 - 1.
+            assert!(shown >= 0, "step {step}: active of pool {pool} shows {shown}");
             // Slots on their way back to the count, that kept losing the race, are off `active` already.
             let off: i64 = self.workers.iter().map(|w| i64::from(w.off_active(pool))).sum();
             assert_eq!(self.metric(pool, Metric::Active) + off, total as i64, "step {step}: active of pool {pool}");

@@ -270,6 +270,30 @@ fn a_slot_passed_between_workers_never_shows_twice_in_active() {
     assert_eq!(host.metric(A, Metric::Active), 2);
 }
 
+/// A slot's `-1` to `active` goes to Envoy at once, as it goes back to the shared count: the `+1` of its admission,
+/// still in the worker's batch, goes with it, or Envoy's unsigned gauge would read 1 below zero (2^64 - 1).
+#[test]
+fn active_never_reads_below_zero_when_a_slot_goes_back_before_its_admission_was_handed_over() {
+    let host = MockHost::default();
+    let start = || Worker::start(host.batching(), config("")).unwrap();
+    let (mut w1, mut w2) = (start(), start());
+    let mut fx = Vec::new();
+    w1.on_request(1, A, &mut fx);
+    w1.on_request(2, A, &mut fx);
+    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
+    // No flush yet: w1's two admissions are still in its batch when it gives a slot back for w2's waiter.
+    w1.on_stream_end(1, &mut fx);
+    w1.on_tick(&mut fx);
+    assert_eq!(inflight(&host, "a"), 1, "the slot went back to the shared count");
+    assert_eq!(host.metric(A, Metric::Active), 1, "w1's part, exact: one slot held");
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+    assert_eq!(host.metric(A, Metric::Active), 1, "w2's admission is still in its batch");
+    w2.host().flush();
+    w1.host().flush();
+    assert_eq!(host.metric(A, Metric::Active), 2);
+}
+
 /// Request `context` of `class` comes and goes on a spare: no shared write for either.
 fn reuse_a_spare(host: &MockHost, w: &mut Worker<MockHost>, context: u32, class: usize) {
     let mut fx = Vec::new();

@@ -340,7 +340,9 @@ impl Envoy {
         r.body
             .lines()
             .filter_map(|l| l.split_once(": "))
-            .filter_map(|(k, v)| v.trim().parse::<i64>().ok().map(|v| (k.to_string(), v)))
+            // A gauge is unsigned in Envoy: one taken below zero reads near 2^64, and shows here as the negative
+            // number it is rather than going missing.
+            .filter_map(|(k, v)| v.trim().parse::<u64>().ok().map(|v| (k.to_string(), v as i64)))
             .collect()
     }
 
