@@ -62,7 +62,7 @@ struct EnvoyHost {
 }
 
 impl EnvoyHost {
-    fn new(config: &Config, metric_ids: Vec<Ids>) -> EnvoyHost {
+    fn new(metric_ids: Vec<Ids>) -> EnvoyHost {
         EnvoyHost { metric_ids, pending: RefCell::new(Deltas::default()) }
     }
 
@@ -347,7 +347,7 @@ impl RootContext for Root {
             warn!("pathfence configuration: {warning}");
         }
         let (metric_ids, stats_defined) = define_metrics(&config);
-        let host = EnvoyHost::new(&config, metric_ids);
+        let host = EnvoyHost::new(metric_ids);
         let paths = config.reservations.len();
         let watch = thread_watch(host.now_ms());
         let worker = match Worker::start_watching(host, config, watch) {
