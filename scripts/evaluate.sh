@@ -7,7 +7,7 @@
 #               Fig. 12 and Fig. 14 in numbers
 #   cells.md    every cell's per-path table
 #   fig12-max-throughput.png, fig14-*.png, and APP/TRACE/ with each cell's plots
-# About 25 minutes on 2 cores on a checkout that is already built. Options go to the grid as they are, e.g.
+# About 26 minutes on 2 cores on a checkout that is already built. Options go to the grid as they are, e.g.
 #   scripts/evaluate.sh --apps social-network --traces large --modes baseline,async,pathfence-sct
 #   scripts/evaluate.sh --help
 set -euo pipefail
