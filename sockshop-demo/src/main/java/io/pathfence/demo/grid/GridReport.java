@@ -153,7 +153,8 @@ final class GridReport {
 		t.append(String.format(Locale.ROOT,
 				"(a) p99 <= %.1f x async; (b) p99 <= %.1f x baseline; (c) SockShop only: nothing dropped or left "
 						+ "unanswered; (d) every other path through the shared service within %.1f x its fault-free "
-						+ "p99 (the fault-free time of the same trace, before the faulted one).%n%n",
+						+ "p99 (the fault-free time before the faulted one: the same trace, or steady load where "
+						+ "the bursts are the millibottleneck).%n%n",
 				Criteria.VERSUS_ASYNC, Criteria.VERSUS_BASELINE, Criteria.OTHER_PATHS));
 		t.append("| App | Trace | (a) vs async | (b) vs baseline | (c) no drops | (d) other paths |\n");
 		t.append("|---|---|---|---|---|---|\n");
