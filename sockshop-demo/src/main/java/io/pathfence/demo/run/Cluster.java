@@ -11,58 +11,85 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import io.pathfence.demo.service.Role;
+import io.pathfence.demo.topology.MillibottleneckSource;
+import io.pathfence.demo.topology.Service;
+import io.pathfence.demo.topology.Topology;
 
 /**
- * The shop's seven services, each its own JVM on loopback, started from the demo's jar
- * with its role. Closing the cluster (or the runner's JVM exiting, through a shutdown
- * hook) continues any stopped service and kills them all: no process is left behind, and
- * never a stopped one.
+ * An application's services, each its own JVM on loopback, started from the demo's jar
+ * with its role. Each keeps its port for the cluster's life, so a mode switch restarts
+ * only the services the new mode runs differently (between the baseline and PathFence,
+ * only the shared one). Closing the cluster (or the runner's JVM exiting, through a
+ * shutdown hook) continues any stopped service and kills them all: no process is left
+ * behind, and never a stopped one.
  */
 final class Cluster implements AutoCloseable {
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
-	private final Map<Role, Integer> ports = new EnumMap<>(Role.class);
+	private final Settings settings;
 
-	private final Map<Role, Process> processes = new EnumMap<>(Role.class);
+	private final Topology topology;
 
-	private final Thread shutdownHook = new Thread(this::stopAll, "sockshop-cluster-stop");
+	private final String shared;
+
+	private final Map<String, Integer> ports = new LinkedHashMap<>();
+
+	private final Map<String, Process> processes = new LinkedHashMap<>();
+
+	/** Each running service's command, less the per-launch files: what a mode changes. */
+	private final Map<String, List<String>> commands = new HashMap<>();
+
+	private final Map<String, Integer> launches = new HashMap<>();
+
+	private final Map<String, Path> occupancyFiles = new HashMap<>();
+
+	private final Thread shutdownHook = new Thread(this::stopAll, "demo-cluster-stop");
 
 	private final Path logs;
 
-	/** Envoy with the filter in front of orders, in the envoy mode; otherwise null. */
+	/**
+	 * The stalled service's co-located burner, when the millibottleneck is interference.
+	 */
+	private final CpuInterference interference;
+
+	/** Envoy with the filter in front of the shared service, in the envoy mode. */
 	private EnvoySidecar sidecar;
 
-	private Cluster(Path logs) {
+	private int sidecarPort;
+
+	private int sidecarAdminPort;
+
+	private Cluster(Settings settings, Path logs) {
+		this.settings = settings;
+		this.topology = settings.topology();
+		this.shared = this.topology.sharedService().map(Service::name).orElse(null);
 		this.logs = logs;
+		this.interference = (settings.millibottleneck().source() == MillibottleneckSource.INTERFERENCE)
+				? new CpuInterference(CpuInterference.allowedCores(), this::processesBesidesTheStalledOne) : null;
 	}
 
 	/**
-	 * Starts every service and waits until each answers its health check.
-	 * @param occupancyFiles where the front-end and orders write their occupancy samples
+	 * Starts every service as the mode runs it and waits until each answers its health
+	 * check.
 	 */
-	static Cluster start(Settings settings, Mode mode, Path logs, Map<Role, Path> occupancyFiles)
-			throws IOException, InterruptedException {
+	static Cluster start(Settings settings, Mode mode, Path logs) throws IOException, InterruptedException {
 		Files.createDirectories(logs);
-		Cluster cluster = new Cluster(logs);
+		Cluster cluster = new Cluster(settings, logs);
 		Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
 		try {
-			for (Role role : Role.values()) {
-				cluster.ports.put(role, freePort());
+			for (String service : cluster.topology.services().keySet()) {
+				cluster.ports.put(service, freePort());
 			}
-			if (mode.behindEnvoy()) {
-				cluster.sidecar = EnvoySidecar.start(freePort(), freePort(), cluster.ports.get(Role.ORDERS), logs);
-			}
-			for (Role role : Role.values()) {
-				cluster.launch(settings, mode, role, occupancyFiles.get(role));
-			}
-			cluster.awaitHealthy();
+			cluster.sidecarPort = freePort();
+			cluster.sidecarAdminPort = freePort();
+			cluster.switchTo(mode);
 			return cluster;
 		}
 		catch (IOException | InterruptedException | RuntimeException ex) {
@@ -71,55 +98,100 @@ final class Cluster implements AutoCloseable {
 		}
 	}
 
-	private void launch(Settings settings, Mode mode, Role role, Path occupancyFile) throws IOException {
+	/**
+	 * Restarts the services that the mode runs differently from how they run now, and
+	 * waits until they answer; returns how many it restarted.
+	 */
+	int switchTo(Mode mode) throws IOException, InterruptedException {
+		if (mode.behindEnvoy() && this.sidecar == null) {
+			this.sidecar = EnvoySidecar.start(this.sidecarPort, this.sidecarAdminPort, this.ports.get(this.shared),
+					EnvoyFilterConfig.json(this.topology.service(this.shared).fence()), this.logs);
+		}
+		else if (!mode.behindEnvoy() && this.sidecar != null) {
+			this.sidecar.close();
+			this.sidecar = null;
+		}
+		List<String> changed = new ArrayList<>();
+		for (String service : this.topology.services().keySet()) {
+			if (!command(service, mode).equals(this.commands.get(service))) {
+				changed.add(service);
+			}
+		}
+		stop(changed);
+		for (String service : changed) {
+			launch(service, mode);
+		}
+		awaitHealthy(changed);
+		return changed.size();
+	}
+
+	/** How the mode starts a service, less the files each launch gets anew. */
+	private List<String> command(String service, Mode mode) {
 		List<String> command = new ArrayList<>();
+		if (this.interference != null && service.equals(this.settings.stalledService())) {
+			command.addAll(this.interference.pinning());
+		}
 		command.add(ProcessHandle.current().info().command().orElse("java"));
-		command.addAll(settings.serviceJvmOptions());
-		Path archive = classDataArchive(settings.jar());
+		command.addAll(this.settings.serviceJvmOptions());
+		Path archive = classDataArchive(this.settings.jar(), mode);
 		if (archive != null) {
 			command.add("-XX:SharedArchiveFile=" + archive.toAbsolutePath());
 			command.add("-Xlog:cds=off");
 			command.add("-Xlog:cds+dynamic=off");
 		}
 		command.add("-jar");
-		command.add(settings.jar().toAbsolutePath().toString());
-		command.add("--role=" + role.id());
-		command.add("--server.port=" + this.ports.get(role));
-		for (Role downstream : Role.values()) {
-			// In the envoy mode every caller of orders goes through its sidecar.
-			String url = (this.sidecar != null && downstream == Role.ORDERS) ? this.sidecar.baseUrl()
+		command.add(this.settings.jar().toAbsolutePath().toString());
+		command.add("--topology=" + this.settings.app());
+		command.add("--role=" + service);
+		command.add("--server.port=" + this.ports.get(service));
+		for (String downstream : this.topology.service(service).downstreams()) {
+			// In the envoy mode every caller of the shared service goes through its
+			// sidecar.
+			String url = (mode.behindEnvoy() && downstream.equals(this.shared)) ? "http://127.0.0.1:" + this.sidecarPort
 					: baseUrl(downstream);
-			command.add("--downstream." + downstream.id() + "=" + url);
+			command.add("--downstream." + downstream + "=" + url);
 		}
-		if (occupancyFile != null) {
-			command.add("--demo.occupancy-file=" + occupancyFile.toAbsolutePath());
+		command.addAll(mode.serviceArguments(service.equals(this.shared)));
+		return command;
+	}
+
+	private void launch(String service, Mode mode) throws IOException {
+		List<String> command = command(service, mode);
+		this.commands.put(service, command);
+		int launch = this.launches.merge(service, 1, Integer::sum);
+		String suffix = (launch == 1) ? "" : "-" + launch;
+		List<String> full = new ArrayList<>(command);
+		if (service.equals(this.topology.gateway()) || service.equals(this.shared)) {
+			Path occupancy = this.logs.resolve(service + "-occupancy" + suffix + ".csv");
+			full.add("--demo.occupancy-file=" + occupancy.toAbsolutePath());
+			this.occupancyFiles.put(service, occupancy);
 		}
-		command.addAll(mode.serviceArguments());
-		Path log = this.logs.resolve(role.id() + ".log");
-		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-		this.processes.put(role, process);
+		Path log = this.logs.resolve(service + suffix + ".log");
+		this.processes.put(service,
+				new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(log.toFile()).start());
 	}
 
 	/**
-	 * The class-data archive the build recorded next to the jar ({@code NAME.jsa}), if
-	 * there is one.
+	 * The class-data archive the build recorded next to the jar for the mode's kind of
+	 * server ({@code NAME.jsa}, {@code NAME-reactive.jsa}), if there is one.
 	 */
-	private static Path classDataArchive(Path jar) {
+	private static Path classDataArchive(Path jar, Mode mode) {
 		String name = jar.getFileName().toString();
-		Path archive = jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + ".jsa");
+		String base = name.substring(0, name.length() - ".jar".length());
+		Path archive = jar.resolveSibling(base + (mode.eventDriven() ? "-reactive" : "") + ".jsa");
 		return Files.isRegularFile(archive) ? archive : null;
 	}
 
-	private void awaitHealthy() throws InterruptedException, IOException {
+	private void awaitHealthy(List<String> services) throws InterruptedException, IOException {
 		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-		for (Role role : Role.values()) {
-			URI health = URI.create(baseUrl(role) + "/actuator/health");
+		for (String service : services) {
+			URI health = URI.create(baseUrl(service) + "/actuator/health");
 			while (true) {
-				Process process = this.processes.get(role);
+				Process process = this.processes.get(service);
 				if (!process.isAlive()) {
-					throw new IllegalStateException(role.id() + " exited with " + process.exitValue() + "; see "
-							+ this.logs.resolve(role.id() + ".log"));
+					throw new IllegalStateException(
+							service + " exited with " + process.exitValue() + "; see its log in " + this.logs);
 				}
 				try {
 					HttpResponse<Void> response = client.send(
@@ -133,36 +205,65 @@ final class Cluster implements AutoCloseable {
 					// Not listening yet.
 				}
 				if (System.nanoTime() > deadline) {
-					throw new IllegalStateException(role.id() + " did not start within " + START_TIMEOUT + "; see "
-							+ this.logs.resolve(role.id() + ".log"));
+					throw new IllegalStateException(
+							service + " did not start within " + START_TIMEOUT + "; see its log in " + this.logs);
 				}
 				Thread.sleep(200);
 			}
 		}
 	}
 
-	String baseUrl(Role role) {
-		return "http://127.0.0.1:" + this.ports.get(role);
+	/** The runner and every service but the stalled one: what a burner must not slow. */
+	private synchronized List<Long> processesBesidesTheStalledOne() {
+		List<Long> pids = new ArrayList<>();
+		pids.add(ProcessHandle.current().pid());
+		this.processes.forEach((service, process) -> {
+			if (!service.equals(this.settings.stalledService()) && process.isAlive()) {
+				pids.add(process.pid());
+			}
+		});
+		if (this.sidecar != null) {
+			pids.add(this.sidecar.pid());
+		}
+		return pids;
 	}
 
-	long pid(Role role) {
-		return this.processes.get(role).pid();
+	String baseUrl(String service) {
+		return "http://127.0.0.1:" + this.ports.get(service);
+	}
+
+	long pid(String service) {
+		return this.processes.get(service).pid();
 	}
 
 	/**
-	 * Stalls a service by stopping its process (SIGSTOP: its sockets stay open, but
-	 * nothing it owns runs) and continuing it (SIGCONT) once the stall's time is up.
+	 * Where the service writes its occupancy samples now (the gateway and the shared
+	 * service).
 	 */
-	StallSwitch stallSwitch(Role role) {
-		return (lengthNanos) -> {
-			long until = System.nanoTime() + lengthNanos;
-			signal("-STOP", pid(role));
-			try {
-				Millibottlenecks.sleepUntil(until);
-			}
-			finally {
-				signal("-CONT", pid(role));
-			}
+	Path occupancyFile(String service) {
+		return this.occupancyFiles.get(service);
+	}
+
+	/**
+	 * What stalls a service for one millibottleneck: stopping its process (SIGSTOP: its
+	 * sockets stay open, but nothing it owns runs) and continuing it (SIGCONT) once the
+	 * stall's time is up, or the co-located burner on its core. None for bursts.
+	 */
+	StallSwitch stallSwitch(String service, MillibottleneckSource source) {
+		return switch (source) {
+			case STOP -> (lengthNanos) -> {
+				long until = System.nanoTime() + lengthNanos;
+				long pid = pid(service);
+				signal("-STOP", pid);
+				try {
+					Millibottlenecks.sleepUntil(until);
+				}
+				finally {
+					signal("-CONT", pid);
+				}
+			};
+			case INTERFERENCE -> this.interference;
+			case BURST -> null;
 		};
 	}
 
@@ -184,12 +285,31 @@ final class Cluster implements AutoCloseable {
 		}
 	}
 
+	private synchronized void stop(List<String> services) {
+		List<Process> ending = new ArrayList<>();
+		for (String service : services) {
+			Process process = this.processes.remove(service);
+			this.commands.remove(service);
+			if (process != null) {
+				ending.add(process);
+			}
+		}
+		end(ending);
+	}
+
 	private synchronized void stopAll() {
 		if (this.sidecar != null) {
 			this.sidecar.close();
 			this.sidecar = null;
 		}
-		for (Process process : this.processes.values()) {
+		end(new ArrayList<>(this.processes.values()));
+		this.processes.clear();
+		this.commands.clear();
+	}
+
+	/** Continues (a stopped process cannot exit), then ends, each process. */
+	private static void end(List<Process> processes) {
+		for (Process process : processes) {
 			if (process.isAlive()) {
 				try {
 					signal("-CONT", process.pid());
@@ -203,7 +323,7 @@ final class Cluster implements AutoCloseable {
 				process.destroy();
 			}
 		}
-		for (Process process : this.processes.values()) {
+		for (Process process : processes) {
 			try {
 				if (!process.waitFor(10, TimeUnit.SECONDS)) {
 					process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
@@ -214,7 +334,6 @@ final class Cluster implements AutoCloseable {
 				Thread.currentThread().interrupt();
 			}
 		}
-		this.processes.clear();
 	}
 
 	private static int freePort() throws IOException {

@@ -1,12 +1,10 @@
 package io.pathfence.demo.run;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,11 +12,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Envoy 1.40 with the PathFence filter in front of orders, for the {@code envoy} mode:
- * the language-neutral deployment, where orders runs without the starter and the sidecar
- * fences its paths. The filter's configuration ({@code envoy/orders-filter.json}) mirrors
- * orders' starter configuration: the same paths, permits and queues (the filter counts
- * its queue per Envoy worker, so each worker's queue is half the starter's).
+ * Envoy 1.40 with the PathFence filter in front of the shared service, for the
+ * {@code envoy} mode: the language-neutral deployment, where the service runs without the
+ * starter and the sidecar fences its paths. The filter's configuration
+ * ({@link EnvoyFilterConfig}) mirrors the topology's fence.
  */
 final class EnvoySidecar implements AutoCloseable {
 
@@ -72,15 +69,16 @@ final class EnvoySidecar implements AutoCloseable {
 		}
 	}
 
-	static EnvoySidecar start(int port, int adminPort, int ordersPort, Path logs)
+	static EnvoySidecar start(int port, int adminPort, int servicePort, String filterConfig, Path logs)
 			throws IOException, InterruptedException {
 		checkAvailable();
-		Path bootstrap = logs.resolve("envoy-orders.json");
-		Files.writeString(bootstrap, bootstrap(port, adminPort, ordersPort));
+		Path bootstrap = logs.resolve("envoy-sidecar.json");
+		Files.writeString(bootstrap, bootstrap(port, adminPort, servicePort, filterConfig));
 		Process process = new ProcessBuilder(List.of(binary().toString(), "-c", bootstrap.toString(), "--concurrency",
-				"2", "--log-level", "warn", "--base-id", Integer.toString(port)))
+				Integer.toString(EnvoyFilterConfig.WORKERS), "--log-level", "warn", "--base-id",
+				Integer.toString(port)))
 			.redirectErrorStream(true)
-			.redirectOutput(logs.resolve("envoy-orders.log").toFile())
+			.redirectOutput(logs.resolve("envoy-sidecar.log").toFile())
 			.start();
 		EnvoySidecar sidecar = new EnvoySidecar(process, port, adminPort);
 		try {
@@ -91,6 +89,10 @@ final class EnvoySidecar implements AutoCloseable {
 			sidecar.close();
 			throw ex;
 		}
+	}
+
+	long pid() {
+		return this.process.pid();
 	}
 
 	String baseUrl() {
@@ -104,7 +106,7 @@ final class EnvoySidecar implements AutoCloseable {
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
 				throw new IllegalStateException(
-						"Envoy exited with " + this.process.exitValue() + "; see " + logs.resolve("envoy-orders.log"));
+						"Envoy exited with " + this.process.exitValue() + "; see " + logs.resolve("envoy-sidecar.log"));
 			}
 			try {
 				HttpResponse<Void> response = client.send(HttpRequest.newBuilder(ready).build(),
@@ -119,46 +121,39 @@ final class EnvoySidecar implements AutoCloseable {
 			Thread.sleep(200);
 		}
 		throw new IllegalStateException(
-				"Envoy was not ready within " + START_TIMEOUT + "; see " + logs.resolve("envoy-orders.log"));
+				"Envoy was not ready within " + START_TIMEOUT + "; see " + logs.resolve("envoy-sidecar.log"));
 	}
 
-	private static String bootstrap(int port, int adminPort, int ordersPort) throws IOException {
-		String filterConfig;
-		try (InputStream in = EnvoySidecar.class.getResourceAsStream("/envoy/orders-filter.json")) {
-			if (in == null) {
-				throw new IOException("envoy/orders-filter.json is missing from the demo's jar");
-			}
-			filterConfig = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
+	private static String bootstrap(int port, int adminPort, int servicePort, String filterConfig) {
 		return """
 				{"admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": %d}}},
 				 "static_resources": {
-				  "listeners": [{"name": "orders-inbound",
+				  "listeners": [{"name": "shared-inbound",
 				    "address": {"socket_address": {"address": "127.0.0.1", "port_value": %d}},
 				    "filter_chains": [{"filters": [{"name": "envoy.filters.network.http_connection_manager",
 				      "typed_config": {
 				        "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
-				        "stat_prefix": "orders_inbound",
-				        "route_config": {"virtual_hosts": [{"name": "orders", "domains": ["*"],
-				          "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "orders", "timeout": "0s"}}]}]},
+				        "stat_prefix": "shared_inbound",
+				        "route_config": {"virtual_hosts": [{"name": "shared", "domains": ["*"],
+				          "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "shared", "timeout": "0s"}}]}]},
 				        "http_filters": [
 				          {"name": "envoy.filters.http.wasm", "typed_config": {
 				            "@type": "type.googleapis.com/envoy.extensions.filters.http.wasm.v3.Wasm",
 				            "config": {"name": "pathfence", "root_id": "pathfence",
-				              "vm_config": {"vm_id": "pathfence-orders", "runtime": "envoy.wasm.runtime.v8",
+				              "vm_config": {"vm_id": "pathfence-shared", "runtime": "envoy.wasm.runtime.v8",
 				                "code": {"local": {"filename": %s}}},
 				              "configuration": {"@type": "type.googleapis.com/google.protobuf.StringValue",
 				                "value": %s}}}},
 				          {"name": "envoy.filters.http.router", "typed_config": {
 				            "@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]}}]}]}],
-				  "clusters": [{"name": "orders", "type": "STATIC", "connect_timeout": "2s",
+				  "clusters": [{"name": "shared", "type": "STATIC", "connect_timeout": "2s",
 				    "circuit_breakers": {"thresholds": [
 				      {"max_connections": 100000, "max_pending_requests": 100000, "max_requests": 100000}]},
-				    "load_assignment": {"cluster_name": "orders", "endpoints": [{"lb_endpoints": [{"endpoint": {
+				    "load_assignment": {"cluster_name": "shared", "endpoints": [{"lb_endpoints": [{"endpoint": {
 				      "address": {"socket_address": {"address": "127.0.0.1", "port_value": %d}}}}]}]}}]}}
 				"""
 			.formatted(adminPort, port, jsonString(module().toAbsolutePath().toString()), jsonString(filterConfig),
-					ordersPort);
+					servicePort);
 	}
 
 	private static String jsonString(String value) {

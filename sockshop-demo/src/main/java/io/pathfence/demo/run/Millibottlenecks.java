@@ -5,12 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Millibottlenecks on one downstream: its process is stopped (SIGSTOP) for the stall
- * length, then continued (SIGCONT), once per period, on the runner's clock (through a
- * {@link StallSwitch}). A stopped JVM still has its listening socket, so the kernel keeps
- * accepting connections into its backlog while nothing answers: to its callers it is a
- * service that has stalled, as one starved of CPU by a noisy neighbour is. The process is
- * always continued, also when the run is interrupted.
+ * Millibottlenecks on one downstream, once per period for the stall length, on the
+ * runner's clock, through a {@link StallSwitch}: its process stopped (SIGSTOP) and
+ * continued (SIGCONT), or a CPU burner on its core. Either way its listening socket stays
+ * open, so the kernel keeps accepting connections into its backlog while nothing answers:
+ * to its callers it is a service that has stalled. The service always runs again at the
+ * end of a stall, also when the run is interrupted.
  */
 final class Millibottlenecks implements Runnable {
 

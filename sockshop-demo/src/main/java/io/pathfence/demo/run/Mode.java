@@ -1,10 +1,11 @@
 package io.pathfence.demo.run;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * How the shop is run for one half of the comparison.
+ * How the application is run for one column of the comparison.
  */
 public enum Mode {
 
@@ -12,31 +13,49 @@ public enum Mode {
 	 * Synchronous services on Tomcat's platform threads, no PathFence: the paper's
 	 * baseline.
 	 */
-	BASELINE("baseline", List.of("--pathfence.enabled=false")),
+	BASELINE("baseline", Server.PLATFORM_THREADS, Fencing.NONE),
 
-	/** The same services with PathFence fencing orders' execution paths. */
-	PATHFENCE("pathfence", List.of("--pathfence.enabled=true")),
+	/**
+	 * The same services with PathFence at the shared service, its reservations fixed as
+	 * the topology gives them.
+	 */
+	PATHFENCE("pathfence", Server.PLATFORM_THREADS, Fencing.FIXED),
+
+	/**
+	 * PathFence at the shared service with SCT tuning its reservations online
+	 * ({@code pathfence.tuning.enabled=true}), from the topology's as a start: the
+	 * paper's "Our" column.
+	 */
+	PATHFENCE_SCT("pathfence-sct", Server.PLATFORM_THREADS, Fencing.TUNED),
 
 	/**
 	 * Every service on virtual threads, no PathFence: today's usual answer to thread
-	 * exhaustion, and the modern counterpart of the paper's asynchronous column. Tomcat's
-	 * connection limits stay as they are.
+	 * exhaustion. Tomcat's connection limits stay as the topology gives them.
 	 */
-	VIRTUAL_THREADS("virtual-threads", List.of("--pathfence.enabled=false", "--spring.threads.virtual.enabled=true")),
+	VIRTUAL_THREADS("virtual-threads", Server.VIRTUAL_THREADS, Fencing.NONE),
 
 	/**
-	 * The services without the starter, orders behind Envoy with the PathFence filter:
-	 * the language-neutral deployment.
+	 * Every service event-driven (WebFlux on Netty, non-blocking calls), its workers
+	 * sized by SCT: the paper's asynchronous counterpart.
 	 */
-	ENVOY("envoy", List.of("--pathfence.enabled=false"));
+	ASYNC("async", Server.EVENT_DRIVEN, Fencing.NONE),
+
+	/**
+	 * The services without the starter, the shared service behind Envoy with the
+	 * PathFence filter: the language-neutral deployment.
+	 */
+	ENVOY("envoy", Server.PLATFORM_THREADS, Fencing.NONE);
 
 	private final String id;
 
-	private final List<String> serviceArguments;
+	private final Server server;
 
-	Mode(String id, List<String> serviceArguments) {
+	private final Fencing fencing;
+
+	Mode(String id, Server server, Fencing fencing) {
 		this.id = id;
-		this.serviceArguments = serviceArguments;
+		this.server = server;
+		this.fencing = fencing;
 	}
 
 	public String id() {
@@ -44,15 +63,32 @@ public enum Mode {
 	}
 
 	/**
-	 * What every service is started with in this mode, besides its role and addresses.
+	 * What a service is started with in this mode, besides its role and addresses.
+	 * @param shared whether it is the shared service, the one PathFence fences
 	 */
-	List<String> serviceArguments() {
-		return this.serviceArguments;
+	List<String> serviceArguments(boolean shared) {
+		List<String> arguments = new ArrayList<>(this.server.arguments);
+		boolean fenced = shared && this.fencing != Fencing.NONE;
+		arguments.add("--pathfence.enabled=" + fenced);
+		if (fenced && this.fencing == Fencing.TUNED) {
+			arguments.add("--pathfence.tuning.enabled=true");
+		}
+		return arguments;
 	}
 
-	/** Whether orders runs behind Envoy with the PathFence filter. */
+	/** Whether the shared service runs behind Envoy with the PathFence filter. */
 	boolean behindEnvoy() {
 		return this == ENVOY;
+	}
+
+	/** Whether the shared service is fenced, by the starter or by the filter. */
+	public boolean fenced() {
+		return this.fencing != Fencing.NONE || this == ENVOY;
+	}
+
+	/** Whether the services are event-driven (and start from that class-data archive). */
+	boolean eventDriven() {
+		return this.server == Server.EVENT_DRIVEN;
 	}
 
 	public static Mode of(String id) {
@@ -66,6 +102,25 @@ public enum Mode {
 	@Override
 	public String toString() {
 		return this.id;
+	}
+
+	private enum Server {
+
+		PLATFORM_THREADS(), VIRTUAL_THREADS("--spring.threads.virtual.enabled=true"),
+		EVENT_DRIVEN("--spring.main.web-application-type=reactive");
+
+		private final List<String> arguments;
+
+		Server(String... arguments) {
+			this.arguments = List.of(arguments);
+		}
+
+	}
+
+	private enum Fencing {
+
+		NONE, FIXED, TUNED
+
 	}
 
 }

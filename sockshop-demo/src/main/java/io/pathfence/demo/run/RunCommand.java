@@ -9,8 +9,10 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine;
@@ -22,47 +24,49 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
-import io.pathfence.demo.service.Role;
+import io.pathfence.demo.topology.Millibottleneck;
+import io.pathfence.demo.topology.MillibottleneckSource;
+import io.pathfence.demo.topology.Topologies;
+import io.pathfence.demo.topology.Topology;
 
 /**
- * {@code java -jar sockshop-demo.jar run [options]}: runs the experiment, prints the
- * table and writes the plots. A bad option is answered with one line saying what is
- * allowed and exit code 2, before anything starts.
+ * {@code java -jar sockshop-demo.jar run [options]}: runs the experiment on one
+ * application, prints the table and writes the plots. A bad option, or a malformed
+ * topology file, is answered with one line saying what is allowed and exit code 2, before
+ * anything starts.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
-		description = "Runs the SockShop-shaped shop under a bursty trace with millibottlenecks on one downstream, "
-				+ "once per mode, and prints the paper's Table 1 for it.")
+		description = "Runs an application (SockShop by default) under a bursty trace with millibottlenecks on one "
+				+ "service, once per mode, and prints the paper's Table 1 for it.")
 public final class RunCommand implements Callable<Integer> {
 
 	@Spec
 	CommandSpec spec;
 
+	@Option(names = "--app", defaultValue = Topologies.DEFAULT,
+			description = "The application: sock-shop, social-network, media-service, or a topology file "
+					+ "(default: ${DEFAULT-VALUE}).")
+	String app;
+
 	@Option(names = "--jar", description = "The demo's jar the services are started from (default: this one).")
 	Path jar;
 
-	@Option(names = "--results", defaultValue = "results/sockshop",
-			description = "Folder for the results; each run gets a dated subfolder (default: ${DEFAULT-VALUE}).")
+	@Option(names = "--results",
+			description = "Folder for the results; each run gets a dated subfolder (default: results/APP).")
 	Path results;
 
 	@Option(names = "--modes", split = ",", defaultValue = "baseline,pathfence", converter = ModeConverter.class,
-			description = "Modes to compare: baseline, pathfence, virtual-threads, envoy (default: ${DEFAULT-VALUE}).")
+			description = "Modes to compare: baseline, pathfence, pathfence-sct, virtual-threads, async, envoy "
+					+ "(default: ${DEFAULT-VALUE}).")
 	List<Mode> modes;
 
 	@Option(names = "--trace", converter = TraceConverter.class,
-			description = "Burst shape of place-order: large, quick, slow or flat (default: large).")
+			description = "Burst shape of the bursting paths: large, quick, slow or flat (default: large).")
 	Trace trace;
 
-	@Option(names = "--place-order-rate", description = "Base rate of place-order, requests/s (default: 20).")
-	Double placeOrderRate;
-
-	@Option(names = "--order-history-rate", description = "Rate of order-history, requests/s (default: 20).")
-	Double orderHistoryRate;
-
-	@Option(names = "--local-rate", description = "Rate of orders' local requests, requests/s (default: 5).")
-	Double localRate;
-
-	@Option(names = "--catalogue-rate", description = "Rate of catalogue requests, requests/s (default: 2).")
-	Double catalogueRate;
+	@Option(names = "--rate", description = "A path's base rate in requests/s, e.g. --rate place-order=12.5 "
+			+ "(default: the topology's).")
+	Map<String, Double> rates = new LinkedHashMap<>();
 
 	@Option(names = "--warm-up", converter = DurationConverter.class, description = "Unmeasured warm-up (default: 8s).")
 	Duration warmUp;
@@ -75,29 +79,34 @@ public final class RunCommand implements Callable<Integer> {
 			description = "Measured time with millibottlenecks (default: 30s).")
 	Duration faulted;
 
-	@Option(names = "--stall-service", converter = RoleConverter.class,
-			description = "Service to stop and continue (default: payment).")
-	Role stallService;
+	@Option(names = "--fault", converter = SourceConverter.class,
+			description = "What causes the millibottleneck: stop, interference or burst (default: the topology's).")
+	MillibottleneckSource fault;
+
+	@Option(names = "--stall-service",
+			description = "Service that stalls (default: the topology's, payment for sock-shop).")
+	String stallService;
 
 	@Option(names = "--stall-length", converter = DurationConverter.class,
-			description = "How long each stop lasts (default: 1000ms).")
+			description = "How long each stall lasts (default: the topology's, 1000ms).")
 	Duration stallLength;
 
 	@Option(names = "--stall-period", converter = DurationConverter.class,
-			description = "How often the service is stopped (default: 10s).")
+			description = "How often the service stalls (default: the topology's, 10s).")
 	Duration stallPeriod;
 
 	@Option(names = "--stall-offset", converter = DurationConverter.class,
-			description = "When the first stop starts after the faulted time began (default: 3500ms, in the burst).")
+			description = "When the first stall starts after the faulted time began (default: the topology's, "
+					+ "3500ms, in the burst).")
 	Duration stallOffset;
 
-	@Option(names = "--front-end", description = "Load a shop that runs elsewhere (e.g. http://front-end:8080 in a "
-			+ "cluster) instead of starting one; --modes is then only a label for how that shop is configured.")
+	@Option(names = "--front-end", description = "Load an application that runs elsewhere (e.g. http://front-end:8080 "
+			+ "in a cluster) instead of starting one; --modes is then only a label for how it is configured.")
 	URI frontEnd;
 
 	@Option(names = "--stall-trigger", description = "With --front-end: the HTTP trigger that stops the stalled "
 			+ "service for ?ms=D (e.g. http://payment:9000/cgi-bin/stall, the payment pod's sidecar); the runner "
-			+ "calls it on the same schedule as locally. Without it, a shop run elsewhere gets no fault.")
+			+ "calls it on the same schedule as locally. Without it, an application run elsewhere gets no fault.")
 	URI stallTrigger;
 
 	@Option(names = "--smoke", description = "The short run of the test command: 10 s fault-free, 20 s faulted.")
@@ -118,33 +127,36 @@ public final class RunCommand implements Callable<Integer> {
 
 	@Override
 	public Integer call() throws Exception {
-		Path folder = this.results
+		Topology topology = topology();
+		Path base = (this.results != null) ? this.results : Path.of("results", topology.name());
+		Path folder = base
 			.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
-		Settings settings = settings(folder);
+		Settings settings = settings(topology, folder);
 		Files.createDirectories(folder);
 		if (settings.externalFrontEnd() != null) {
 			String faults = (settings.stallTrigger() != null)
 					? String.format("%s stopped for %d ms every %d s through %s", settings.stalledService(),
-							settings.stallLength().toMillis(), settings.stallPeriod().toSeconds(),
-							settings.stallTrigger())
+							settings.millibottleneck().length().toMillis(),
+							settings.millibottleneck().period().toSeconds(), settings.stallTrigger())
 					: "no fault injected";
-			System.out.printf("SockShop demo against %s (%s, %s trace, %s); results in %s%n",
+			System.out.printf("%s against %s (%s, %s trace, %s); results in %s%n", topology.name(),
 					settings.externalFrontEnd(), settings.modes(), settings.trace(), faults, folder);
 		}
 		else {
-			System.out.printf("SockShop demo: modes %s, %s trace, %s stopped for %d ms every %d s; results in %s%n",
-					settings.modes(), settings.trace(), settings.stalledService(), settings.stallLength().toMillis(),
-					settings.stallPeriod().toSeconds(), folder);
+			System.out.printf("%s: modes %s, %s trace, %s; results in %s%n", topology.name(), settings.modes(),
+					settings.trace(), Faults.describe(settings), folder);
 		}
 		long started = System.nanoTime();
 		List<ModeResult> results = new Experiment(settings, System.out).run();
-		String table = Report.table(results);
-		List<String> verdict = Verdict.describe(results);
+		String table = Report.table(results, topology);
+		String drops = Report.drops(results);
+		List<String> verdict = Verdict.describe(results, topology);
 		List<Path> plots = Plots.write(results, settings, folder);
-		Files.writeString(folder.resolve("table.md"), table + "\n" + String.join("\n", verdict) + "\n");
+		Files.writeString(folder.resolve("table.md"), table + "\n" + drops + "\n" + String.join("\n", verdict) + "\n");
 		System.out.println();
 		System.out.println("During the faulted time (each path's fault-free p99 for reference):");
 		System.out.println(table);
+		System.out.print(drops);
 		verdict.forEach(System.out::println);
 		System.out.printf("%nRan in %.0f s. Table: %s%nPlots:%n", (System.nanoTime() - started) / 1e9,
 				folder.resolve("table.md"));
@@ -153,51 +165,82 @@ public final class RunCommand implements Callable<Integer> {
 	}
 
 	/**
+	 * The application, refused in one line naming the field when its file is malformed.
+	 */
+	Topology topology() {
+		try {
+			return Topologies.load(this.app);
+		}
+		catch (IllegalArgumentException ex) {
+			throw usage("--app " + ex.getMessage());
+		}
+	}
+
+	/**
 	 * The options over the defaults (or the smoke run's), checked as a whole: what one
-	 * option cannot say alone (a stall shorter than its period, a trigger only with a
-	 * shop run elsewhere) fails here, before anything starts, as a
+	 * option cannot say alone (a stall shorter than its period, a trigger only with an
+	 * application run elsewhere) fails here, before anything starts, as a
 	 * {@link ParameterException}.
 	 */
-	Settings settings(Path folder) throws InterruptedException {
+	Settings settings(Topology topology, Path folder) throws InterruptedException {
 		String frontEndUrl = (this.frontEnd != null) ? httpUrl("--front-end", this.frontEnd).toString() : null;
 		if (this.stallTrigger != null) {
 			httpUrl("--stall-trigger", this.stallTrigger);
 		}
 		if (this.stallTrigger != null && frontEndUrl == null) {
-			throw usage("--stall-trigger is for a shop run elsewhere: give --front-end too (a local shop's "
-					+ "service is stopped by the runner itself)");
+			throw usage("--stall-trigger is for an application run elsewhere: give --front-end too (a local "
+					+ "application's service is stalled by the runner itself)");
+		}
+		for (Map.Entry<String, Double> rate : this.rates.entrySet()) {
+			if (!topology.paths().contains(rate.getKey())) {
+				throw usage("--rate " + rate.getKey() + ": no such path in " + topology.name() + "; one of "
+						+ topology.paths());
+			}
+			positive("--rate " + rate.getKey(), rate.getValue());
 		}
 		Path jarFile = (this.jar != null || frontEndUrl != null) ? this.jar : ownJar();
-		Settings base = this.smoke ? Settings.smoke(jarFile, folder) : Settings.defaults(jarFile, folder);
-		Settings settings = new Settings(jarFile, folder, List.copyOf(this.modes), or(this.trace, base.trace()),
-				positive("--place-order-rate", or(this.placeOrderRate, base.placeOrderRate())),
-				positive("--order-history-rate", or(this.orderHistoryRate, base.orderHistoryRate())),
-				positive("--local-rate", or(this.localRate, base.localRate())),
-				positive("--catalogue-rate", or(this.catalogueRate, base.catalogueRate())),
-				atLeastZero("--warm-up", or(this.warmUp, base.warmUp())),
+		Settings base = this.smoke ? Settings.smoke(this.app, topology, jarFile, folder)
+				: Settings.defaults(this.app, topology, jarFile, folder);
+		Millibottleneck m = base.millibottleneck();
+		String stalled = (this.stallService != null) ? this.stallService : m.service();
+		if (!topology.services().containsKey(stalled) || stalled.equals(topology.gateway())) {
+			throw usage("--stall-service " + stalled + ": not a service of " + topology.name() + " behind its gateway; "
+					+ "one of "
+					+ topology.services().keySet().stream().filter((s) -> !s.equals(topology.gateway())).toList());
+		}
+		Millibottleneck millibottleneck = new Millibottleneck(or(this.fault, m.source()), stalled,
+				positive("--stall-length", or(this.stallLength, m.length())),
+				positive("--stall-period", or(this.stallPeriod, m.period())),
+				atLeastZero("--stall-offset", or(this.stallOffset, m.offset())));
+		Settings settings = new Settings(this.app, topology, jarFile, folder, List.copyOf(this.modes),
+				or(this.trace, base.trace()), this.rates, atLeastZero("--warm-up", or(this.warmUp, base.warmUp())),
 				positive("--fault-free", or(this.faultFree, base.faultFree())),
-				positive("--faulted", or(this.faulted, base.faulted())),
-				(this.stallService != null) ? this.stallService.id() : base.stalledService(),
-				positive("--stall-length", or(this.stallLength, base.stallLength())),
-				positive("--stall-period", or(this.stallPeriod, base.stallPeriod())),
-				atLeastZero("--stall-offset", or(this.stallOffset, base.stallOffset())), base.requestTimeout(),
+				positive("--faulted", or(this.faulted, base.faulted())), millibottleneck, base.requestTimeout(),
 				base.serviceJvmOptions(), frontEndUrl, this.stallTrigger);
-		if (settings.stallLength().compareTo(settings.stallPeriod()) >= 0) {
+		if (millibottleneck.length().compareTo(millibottleneck.period()) >= 0) {
 			throw usage(String.format(
 					"--stall-length (%d ms) must be shorter than --stall-period (%d ms): the "
 							+ "service must run between stalls",
-					settings.stallLength().toMillis(), settings.stallPeriod().toMillis()));
+					millibottleneck.length().toMillis(), millibottleneck.period().toMillis()));
 		}
-		if (settings.stallOffset().plus(settings.stallLength()).compareTo(settings.faulted()) > 0) {
+		if (millibottleneck.offset().plus(millibottleneck.length()).compareTo(settings.faulted()) > 0) {
 			throw usage(String.format(
 					"the first stall (--stall-offset %d ms + --stall-length %d ms) must end "
 							+ "within --faulted (%d ms)",
-					settings.stallOffset().toMillis(), settings.stallLength().toMillis(),
+					millibottleneck.offset().toMillis(), millibottleneck.length().toMillis(),
 					settings.faulted().toMillis()));
 		}
-		if (settings.stallTrigger() != null && settings.stallLength().compareTo(RemoteStallTrigger.LONGEST) > 0) {
+		if (settings.stallTrigger() != null && millibottleneck.length().compareTo(RemoteStallTrigger.LONGEST) > 0) {
 			throw usage("--stall-length through --stall-trigger is at most " + RemoteStallTrigger.LONGEST.toSeconds()
-					+ " s (the sidecar's limit), not " + settings.stallLength().toMillis() + " ms");
+					+ " s (the sidecar's limit), not " + millibottleneck.length().toMillis() + " ms");
+		}
+		if (millibottleneck.source() == MillibottleneckSource.BURST) {
+			boolean bursting = topology.load()
+				.stream()
+				.anyMatch((stream) -> stream.bursts() && topology.servicesOn(stream).contains(stalled));
+			if (!bursting) {
+				throw usage("--fault burst needs a bursting path that reaches " + stalled + " in " + topology.name());
+			}
 		}
 		checkFaultsCanBeInjected(settings);
 		return settings;
@@ -213,6 +256,18 @@ public final class RunCommand implements Callable<Integer> {
 			}
 			catch (IllegalArgumentException ex) {
 				throw usage(ex.getMessage());
+			}
+			if (settings.topology().sharedService().isEmpty()) {
+				throw usage("--modes envoy needs a service with a fence in " + settings.topology().name());
+			}
+		}
+		if (settings.externalFrontEnd() == null
+				&& settings.millibottleneck().source() == MillibottleneckSource.INTERFERENCE) {
+			try {
+				CpuInterference.checkAvailable();
+			}
+			catch (IllegalArgumentException ex) {
+				throw usage("--fault interference: " + ex.getMessage());
 			}
 		}
 		if (settings.stallTrigger() != null) {
@@ -274,7 +329,7 @@ public final class RunCommand implements Callable<Integer> {
 	}
 
 	/** Durations as 500ms, 10s or 2m, or ISO-8601 (PT10S). */
-	static final class DurationConverter implements ITypeConverter<Duration> {
+	public static final class DurationConverter implements ITypeConverter<Duration> {
 
 		@Override
 		public Duration convert(String value) {
@@ -300,7 +355,7 @@ public final class RunCommand implements Callable<Integer> {
 	 * A name looked up by {@code of}, whose refusal (naming what is allowed) becomes
 	 * picocli's one-line error.
 	 */
-	abstract static class NameConverter<T> implements ITypeConverter<T> {
+	public abstract static class NameConverter<T> implements ITypeConverter<T> {
 
 		private final java.util.function.Function<String, T> of;
 
@@ -320,26 +375,26 @@ public final class RunCommand implements Callable<Integer> {
 
 	}
 
-	static final class TraceConverter extends NameConverter<Trace> {
+	public static final class TraceConverter extends NameConverter<Trace> {
 
-		TraceConverter() {
+		public TraceConverter() {
 			super(Trace::of);
 		}
 
 	}
 
-	static final class ModeConverter extends NameConverter<Mode> {
+	public static final class ModeConverter extends NameConverter<Mode> {
 
-		ModeConverter() {
+		public ModeConverter() {
 			super(Mode::of);
 		}
 
 	}
 
-	static final class RoleConverter extends NameConverter<Role> {
+	static final class SourceConverter extends NameConverter<MillibottleneckSource> {
 
-		RoleConverter() {
-			super(Role::of);
+		SourceConverter() {
+			super(MillibottleneckSource::of);
 		}
 
 	}

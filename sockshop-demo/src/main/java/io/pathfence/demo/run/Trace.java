@@ -1,13 +1,16 @@
 package io.pathfence.demo.run;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The shape of a bursty trace: a multiplier of the burst path's base rate over one
  * period, repeated. The three shapes follow the paper's Fig. 11: a large burst (a tall
  * plateau of a couple of seconds), quick bursts (short sharp spikes) and a slow burst (a
- * long ramp up and down). Only the path whose downstream stalls bursts, as in the paper's
- * experiments, where one path's users vary while the others' stay constant.
+ * long ramp up and down). Only the paths the topology marks as bursting follow it (the
+ * path that meets the millibottleneck), as in the paper's experiments, where one path's
+ * users vary while the others' stay constant.
  */
 public enum Trace {
 
@@ -49,6 +52,9 @@ public enum Trace {
 	/** The length of one period of every shape. */
 	public static final double PERIOD_SECONDS = 10;
 
+	/** No shape multiplies the base rate by more. */
+	public static final double HIGHEST_MULTIPLIER = 4;
+
 	private final String id;
 
 	Trace(String id) {
@@ -69,6 +75,31 @@ public enum Trace {
 	public double multiplierAt(double seconds) {
 		double t = seconds % PERIOD_SECONDS;
 		return multiplier((t < 0) ? t + PERIOD_SECONDS : t);
+	}
+
+	/**
+	 * Each span of {@code [from, to)} (seconds since the run began; the trace starts at
+	 * {@code from}) in which the rate is above its base: the bursts, for the plots'
+	 * bands.
+	 */
+	public List<double[]> bursts(double from, double to) {
+		List<double[]> bursts = new ArrayList<>();
+		double step = 0.01;
+		Double begun = null;
+		for (double t = from; t < to; t += step) {
+			boolean above = multiplierAt(t - from) > 1 + 1e-9;
+			if (above && begun == null) {
+				begun = t;
+			}
+			else if (!above && begun != null) {
+				bursts.add(new double[] { begun, t });
+				begun = null;
+			}
+		}
+		if (begun != null) {
+			bursts.add(new double[] { begun, to });
+		}
+		return bursts;
 	}
 
 	/**

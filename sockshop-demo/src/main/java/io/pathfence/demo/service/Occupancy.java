@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -22,15 +25,16 @@ import io.pathfence.core.PathFigures;
 
 /**
  * How many requests of each path a service is working on, and how many calls of each path
- * it has out to its downstream, sampled every 50 ms into a CSV file
+ * it has out to its downstreams, sampled every 50 ms into a CSV file
  * ({@code demo.occupancy-file}) for the plots. The samples are written by the service
  * itself, so a service with no free thread is still seen.
  * <p>
- * With PathFence the file also holds each path's queue at the fence; without it, requests
- * that wait for one of Tomcat's threads are invisible here, which is why the front-end's
- * outgoing calls are sampled too: what the front-end has sent to orders but orders is not
- * working on is waiting at orders (in Tomcat's queue, its TCP backlog, or a dropped SYN's
- * retransmission).
+ * With PathFence the file also holds each path's permits in use, queue and size at the
+ * fence; in the event-driven mode, the worker pool's ({@link WorkerPool#WORKERS}).
+ * Without PathFence, requests that wait for one of Tomcat's threads are invisible here,
+ * which is why the gateway's outgoing calls are sampled too: what the gateway has sent to
+ * the shared service but that one is not working on is waiting there (in Tomcat's queue,
+ * its TCP backlog, or a dropped SYN's retransmission).
  */
 @Component
 public class Occupancy {
@@ -43,13 +47,16 @@ public class Occupancy {
 
 	private final ObjectProvider<PathFence> fence;
 
+	private final ObjectProvider<WorkerPool> workers;
+
 	private final ScheduledExecutorService sampler;
 
 	private final PrintWriter out;
 
-	public Occupancy(@Value("${demo.occupancy-file:}") String file, ObjectProvider<PathFence> fence)
-			throws IOException {
+	public Occupancy(@Value("${demo.occupancy-file:}") String file, ObjectProvider<PathFence> fence,
+			ObjectProvider<WorkerPool> workers) throws IOException {
 		this.fence = fence;
+		this.workers = workers;
 		if (file.isEmpty()) {
 			this.out = null;
 			this.sampler = null;
@@ -58,7 +65,7 @@ public class Occupancy {
 		Path target = Path.of(file);
 		Files.createDirectories(target.toAbsolutePath().getParent());
 		this.out = new PrintWriter(Files.newBufferedWriter(target));
-		this.out.println("epoch_millis,path,working,calling,fence_active,fence_queued");
+		this.out.println("epoch_millis,path,working,calling,fence_active,fence_queued,fence_permits");
 		this.sampler = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "occupancy-sampler");
 			thread.setDaemon(true);
@@ -90,20 +97,24 @@ public class Occupancy {
 
 	private void sample() {
 		long now = System.currentTimeMillis();
-		Map<String, PathFigures> figures = new java.util.HashMap<>();
+		Map<String, PathFigures> figures = new HashMap<>();
 		PathFence pathFence = this.fence.getIfAvailable();
 		if (pathFence != null) {
 			for (PathFigures f : pathFence.figures()) {
 				figures.put(f.path(), f);
 			}
 		}
-		java.util.Set<String> paths = new java.util.TreeSet<>(this.working.keySet());
+		WorkerPool pool = this.workers.getIfAvailable();
+		if (pool != null) {
+			figures.put(WorkerPool.WORKERS, pool.figures());
+		}
+		Set<String> paths = new TreeSet<>(this.working.keySet());
 		paths.addAll(this.calling.keySet());
 		paths.addAll(figures.keySet());
 		for (String path : paths) {
 			PathFigures f = figures.get(path);
-			this.out.printf("%d,%s,%d,%d,%d,%d%n", now, path, value(this.working, path), value(this.calling, path),
-					(f != null) ? f.active() : -1, (f != null) ? f.queued() : -1);
+			this.out.printf("%d,%s,%d,%d,%d,%d,%d%n", now, path, value(this.working, path), value(this.calling, path),
+					(f != null) ? f.active() : -1, (f != null) ? f.queued() : -1, (f != null) ? f.permits() : -1);
 		}
 		this.out.flush();
 	}

@@ -3,14 +3,18 @@ package io.pathfence.demo.service;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
+import java.util.concurrent.Semaphore;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
  * A service's own work on each request: CPU time (burnt on the request's thread) then
  * wait time (the thread blocked, as on a database or a disk), the two costs that make a
- * synchronous service hold its threads.
+ * synchronous service hold its threads. A service with work slots
+ * ({@code demo.work-slots}, a database's connections) lets only that many requests work
+ * at once; the others wait their turn in order.
  * <p>
  * The CPU time is CPU time, not elapsed time, in every mode, so that the modes do the
  * same work: on a platform thread the loop runs until the thread's own CPU clock has
@@ -63,33 +67,71 @@ public class SimulatedWork {
 
 	private final Duration wait;
 
+	/** The work slots, fair so that requests get them in order; {@code null} for none. */
+	private final Semaphore slots;
+
+	private final int slotCount;
+
 	/**
 	 * Loop rounds per nanosecond of CPU time, measured at start-up with virtual threads;
 	 * otherwise 0.
 	 */
 	private final double roundsPerNano;
 
+	@Autowired
 	public SimulatedWork(@Value("${demo.cpu-time:1ms}") Duration cpuTime,
 			@Value("${demo.wait-time:10ms}") Duration wait,
-			@Value("${spring.threads.virtual.enabled:false}") boolean virtualThreads) {
+			@Value("${spring.threads.virtual.enabled:false}") boolean virtualThreads,
+			@Value("${demo.work-slots:0}") int workSlots) {
 		this.cpuNanos = cpuTime.toNanos();
 		this.wait = wait;
 		this.roundsPerNano = (virtualThreads && this.cpuNanos > 0) ? calibrate() : 0;
+		this.slotCount = workSlots;
+		this.slots = (workSlots > 0) ? new Semaphore(workSlots, true) : null;
 	}
 
+	public SimulatedWork(Duration cpuTime, Duration wait, boolean virtualThreads) {
+		this(cpuTime, wait, virtualThreads, 0);
+	}
+
+	/**
+	 * The whole of a request's work on the calling thread: a slot if the service has
+	 * them, then the CPU time, then the wait.
+	 */
 	public void perform() {
-		burnCpu();
-		if (!this.wait.isZero()) {
-			try {
+		if (this.slots != null) {
+			this.slots.acquireUninterruptibly();
+		}
+		try {
+			burnCpu();
+			if (!this.wait.isZero()) {
 				Thread.sleep(this.wait);
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			if (this.slots != null) {
+				this.slots.release();
 			}
 		}
 	}
 
-	private void burnCpu() {
+	/**
+	 * The time each request waits, for a service that waits without blocking a thread.
+	 */
+	public Duration waitTime() {
+		return this.wait;
+	}
+
+	/** The work slots; 0 for none. */
+	public int workSlots() {
+		return this.slotCount;
+	}
+
+	/** Burns the configured CPU time on the calling thread. */
+	public void burnCpu() {
 		if (this.cpuNanos <= 0) {
 			return;
 		}

@@ -2,12 +2,16 @@ package io.pathfence.demo.run;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
+
+import io.pathfence.demo.topology.MillibottleneckSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,15 +25,19 @@ class RunCommandTests {
 	@ParameterizedTest
 	@CsvSource(delimiter = ';', quoteCharacter = '"', value = {
 			"--trace=bursty; Invalid value for option '--trace': Unknown trace 'bursty'; one of [flat, large, quick, slow]",
-			"--modes=baseline,async; Unknown mode 'async'; one of [baseline, pathfence, virtual-threads, envoy]",
-			"--stall-service=db; Unknown role 'db'; one of [front-end, orders, carts",
+			"--modes=baseline,reactive; Unknown mode 'reactive'; one of [baseline, pathfence, pathfence-sct, virtual-threads, async, envoy]",
+			"--app=shop; No application or topology file 'shop': one of [sock-shop, social-network, media-service]",
+			"--fault=noise; Unknown millibottleneck source 'noise'; one of [stop, interference, burst]",
+			"--stall-service=db; --stall-service db: not a service of sock-shop behind its gateway; one of [orders, payment",
+			"--stall-service=front-end; --stall-service front-end: not a service of sock-shop behind its gateway",
 			"--stall-length=soon; 'soon' is not a duration; say 500ms, 10s, 2m or PT1.5S",
 			"--stall-length=10s; --stall-length (10000 ms) must be shorter than --stall-period (10000 ms)",
 			"--stall-offset=29500ms; the first stall (--stall-offset 29500 ms + --stall-length 1000 ms) must end within --faulted",
-			"--place-order-rate=0; --place-order-rate must be a number of requests per second above 0",
-			"--local-rate=-1; --local-rate must be a number of requests per second above 0",
+			"--rate=place-order=0; --rate place-order must be a number of requests per second above 0",
+			"--rate=local=-1; --rate local must be a number of requests per second above 0",
+			"--rate=checkout=3; --rate checkout: no such path in sock-shop; one of [place-order, order-history, local, catalogue]",
 			"--faulted=0s; --faulted must be longer than 0",
-			"--stall-trigger=http://127.0.0.1:9/stall; --stall-trigger is for a shop run elsewhere: give --front-end too",
+			"--stall-trigger=http://127.0.0.1:9/stall; --stall-trigger is for an application run elsewhere: give --front-end too",
 			"--front-end=front-end:8080; --front-end must be an http:// or https:// URL with a host" })
 	void badOptionIsOneLineNamingItAndExitCodeTwo(String option, String says) {
 		StringWriter err = new StringWriter();
@@ -49,19 +57,39 @@ class RunCommandTests {
 	}
 
 	@Test
+	void aMalformedTopologyFileIsOneLineNamingTheFileAndTheField(@TempDir Path folder) throws Exception {
+		String shop = new String(getClass().getResourceAsStream("/topologies/sock-shop.yaml").readAllBytes());
+		Path file = folder.resolve("broken.yaml");
+		Files.writeString(file, shop.replace("pools: {threads: 14,", "pools: {threads: many,"));
+		StringWriter err = new StringWriter();
+		CommandLine commandLine = RunCommand.commandLine();
+		commandLine.setErr(new PrintWriter(err));
+
+		int exitCode = commandLine.execute("--jar=target/app/sockshop-demo.jar", "--app=" + file);
+
+		assertThat(exitCode).isEqualTo(CommandLine.ExitCode.USAGE);
+		assertThat(err.toString().strip()).doesNotContain("\n")
+			.contains(file + ": services.orders.pools.threads: must be a whole number of at least 1, not 'many'");
+	}
+
+	@Test
 	void goodOptionsMakeTheSettingsTheyName() throws Exception {
 		RunCommand command = new RunCommand();
-		new CommandLine(command).parseArgs("--jar=x.jar", "--trace=quick", "--modes=baseline,virtual-threads",
-				"--stall-length=600ms", "--stall-period=5s", "--place-order-rate=12.5");
+		new CommandLine(command).parseArgs("--jar=x.jar", "--app=social-network", "--trace=quick",
+				"--modes=baseline,async,pathfence-sct", "--fault=stop", "--stall-length=600ms", "--stall-period=5s",
+				"--rate", "home-timeline=12.5");
 
-		Settings settings = command.settings(Path.of("results"));
+		Settings settings = command.settings(command.topology(), Path.of("results"));
 
+		assertThat(settings.topology().name()).isEqualTo("social-network");
 		assertThat(settings.trace()).isEqualTo(Trace.QUICK);
-		assertThat(settings.modes()).containsExactly(Mode.BASELINE, Mode.VIRTUAL_THREADS);
-		assertThat(settings.stallLength()).hasMillis(600);
-		assertThat(settings.stallPeriod()).hasSeconds(5);
-		assertThat(settings.placeOrderRate()).isEqualTo(12.5);
-		assertThat(settings.orderHistoryRate()).as("the default").isEqualTo(20);
+		assertThat(settings.modes()).containsExactly(Mode.BASELINE, Mode.ASYNC, Mode.PATHFENCE_SCT);
+		assertThat(settings.millibottleneck().source()).isEqualTo(MillibottleneckSource.STOP);
+		assertThat(settings.stalledService()).as("the topology's").isEqualTo("social-graph-db");
+		assertThat(settings.millibottleneck().length()).hasMillis(600);
+		assertThat(settings.millibottleneck().period()).hasSeconds(5);
+		assertThat(settings.rate("home-timeline")).isEqualTo(12.5);
+		assertThat(settings.rate("user-timeline")).as("the topology's").isEqualTo(18);
 	}
 
 }

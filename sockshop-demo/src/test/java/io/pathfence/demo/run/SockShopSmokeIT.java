@@ -6,7 +6,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.pathfence.demo.service.Paths;
+import io.pathfence.demo.topology.Topologies;
+import io.pathfence.demo.topology.Topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,20 +21,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SockShopSmokeIT {
 
+	private static final String ORDER_HISTORY = "order-history";
+
 	@Test
 	void millibottleneckOnPaymentSpreadsToOrderHistoryWithoutPathFenceAndStaysOnPlaceOrderWithIt() throws Exception {
 		Path jar = Path.of(System.getProperty("sockshop.jar", "target/app/sockshop-demo.jar"));
 		assertThat(jar).as("the demo's jar, built in the package phase").isRegularFile();
 		Path results = Path.of(System.getProperty("sockshop.results", "target/sockshop-smoke"));
-		Settings settings = Settings.smoke(jar, results);
+		Topology shop = Topologies.load("sock-shop");
+		Settings settings = Settings.smoke("sock-shop", shop, jar, results);
 
 		List<ModeResult> modes = new Experiment(settings, System.out).run();
-		String table = Report.table(modes);
+		String table = Report.table(modes, shop);
 		Files.createDirectories(results);
 		Files.writeString(results.resolve("table.md"), table);
 		Plots.write(modes, settings, results);
 		System.out.println(table);
-		Verdict.describe(modes).forEach(System.out::println);
+		Verdict.describe(modes, shop).forEach(System.out::println);
 
 		ModeResult baseline = modes.get(0);
 		ModeResult fenced = modes.get(1);
@@ -42,16 +46,16 @@ class SockShopSmokeIT {
 		assertThat(fenced.stalls()).as("payment was stopped twice in each mode").hasSize(2);
 		assertThat(baseline.stalls()).hasSize(2);
 
-		PathStats baselineOther = baseline.faulted().get(Paths.ORDER_HISTORY);
-		PathStats baselineReference = baseline.faultFree().get(Paths.ORDER_HISTORY);
+		PathStats baselineOther = baseline.faulted().get(ORDER_HISTORY);
+		PathStats baselineReference = baseline.faultFree().get(ORDER_HISTORY);
 		assertThat(baselineOther.requests()).isPositive();
 		assertThat(Verdict.baselineSuffers(baselineOther, baselineReference))
 			.as("without PathFence, order-history p99 %.0f ms >= 5 x its fault-free %.0f ms, or some over 1 s (%d)",
 					baselineOther.p99Millis(), baselineReference.p99Millis(), baselineOther.overOneSecond())
 			.isTrue();
 
-		PathStats fencedOther = fenced.faulted().get(Paths.ORDER_HISTORY);
-		PathStats fencedReference = fenced.faultFree().get(Paths.ORDER_HISTORY);
+		PathStats fencedOther = fenced.faulted().get(ORDER_HISTORY);
+		PathStats fencedReference = fenced.faultFree().get(ORDER_HISTORY);
 		assertThat(fencedOther.requests()).isPositive();
 		assertThat(fencedOther.overOneSecond()).as("order-history requests over 1 s with PathFence").isZero();
 		assertThat(fencedOther.p99Millis())
@@ -59,8 +63,7 @@ class SockShopSmokeIT {
 			.isLessThanOrEqualTo(Verdict.PATHFENCE_MAX_P99_RATIO * fencedReference.p99Millis());
 		assertThat(fencedOther.rejected() + fencedOther.connectionOrTimeout()).as("order-history failures").isZero();
 		// The stalled path pays for its own stall: its overflow is answered 503 at once.
-		assertThat(fenced.faulted().get(Paths.PLACE_ORDER).rejected()).as("place-order 503s with PathFence")
-			.isPositive();
+		assertThat(fenced.faulted().get("place-order").rejected()).as("place-order 503s with PathFence").isPositive();
 	}
 
 }

@@ -1,0 +1,75 @@
+package io.pathfence.demo.run;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+
+import io.pathfence.demo.topology.Topologies;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * The runner's small readings of the machine and the topology: the kernel's dropped
+ * connections, the core a burner takes, the burst bands, the envoy mode's filter
+ * configuration.
+ */
+class TopologyPiecesTests {
+
+	@Test
+	void listenDropsAreReadFromTheSecondTcpExtLine() {
+		List<String> netstat = List.of("TcpExt: SyncookiesSent ListenOverflows ListenDrops TCPLostRetransmit",
+				"TcpExt: 0 236 241 5", "IpExt: InNoRoutes", "IpExt: 0");
+
+		assertThat(ListenDrops.parse(netstat)).isEqualTo(241);
+		assertThat(ListenDrops.parse(List.of("IpExt: InNoRoutes", "IpExt: 0"))).isEqualTo(-1);
+	}
+
+	@Test
+	void theBurnerTakesTheLastAllowedCoreAndTheOthersKeepTheRest() {
+		assertThat(CpuInterference.cores("0-1")).containsExactly(0, 1);
+		assertThat(CpuInterference.cores("0,2,4-6")).containsExactly(0, 2, 4, 5, 6);
+		assertThat(new CpuInterference("0,2,4-6", List::of).pinning()).containsExactly("taskset", "-c", "6");
+	}
+
+	@Test
+	void theLargeTracesBurstsAreBandsOfTwoAndAHalfSecondsAroundTheirPlateau() {
+		List<double[]> bursts = Trace.LARGE.bursts(10, 30);
+
+		assertThat(bursts).hasSize(2);
+		assertThat(bursts.get(0)[0]).isCloseTo(12.75, within(0.02));
+		assertThat(bursts.get(0)[1]).isCloseTo(15.25, within(0.02));
+		assertThat(bursts.get(1)[0]).isCloseTo(22.75, within(0.02));
+		assertThat(Trace.FLAT.bursts(0, 30)).isEmpty();
+	}
+
+	/**
+	 * The envoy mode's configuration, made from SockShop's fence, holds the same paths,
+	 * limits, per-worker queues and timeouts as the filter configuration the Istio
+	 * deployment uses ({@code envoy/orders-filter.json}); only the match of order-history
+	 * differs (exact here, a prefix there).
+	 */
+	@Test
+	@SuppressWarnings("unchecked")
+	void theEnvoyModesFilterConfigurationIsSockShopsFence() throws Exception {
+		Map<String, Object> made = new Yaml()
+			.load(EnvoyFilterConfig.json(Topologies.load("sock-shop").service("orders").fence()));
+		Map<String, Object> deployed = new Yaml().load(getClass().getResourceAsStream("/envoy/orders-filter.json"));
+
+		assertThat(made.get("local")).isEqualTo(deployed.get("local"));
+		List<Map<String, Object>> madePaths = (List<Map<String, Object>>) made.get("paths");
+		List<Map<String, Object>> deployedPaths = (List<Map<String, Object>>) deployed.get("paths");
+		assertThat(madePaths).hasSameSizeAs(deployedPaths);
+		for (int i = 0; i < madePaths.size(); i++) {
+			for (String key : List.of("name", "max_concurrency", "max_queue", "queue_timeout_ms")) {
+				assertThat(madePaths.get(i).get(key)).as("paths[%d].%s", i, key)
+					.isEqualTo(deployedPaths.get(i).get(key));
+			}
+		}
+		assertThat(madePaths.get(0).get("match")).isEqualTo(deployedPaths.get(0).get("match"));
+		assertThat(madePaths.get(1).get("match")).isEqualTo(Map.of("exact", "/orders/history"));
+	}
+
+}
