@@ -41,7 +41,7 @@ public class PathFenceMetricsListener implements PathFenceListener {
 	}
 
 	@Override
-	public void onRejected(String path, RejectionReason reason) {
+	public void onRejected(String path, RejectionReason reason, long waitNanos) {
 		metersOf(path).rejected.get(reason).increment();
 	}
 

@@ -1,10 +1,10 @@
 package io.pathfence.autoconfigure;
 
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -20,7 +20,6 @@ import org.springframework.core.env.Environment;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFenceListener;
-import io.pathfence.core.WaitTimer;
 import io.pathfence.task.FencedPathAdvisingPostProcessor;
 
 /**
@@ -37,17 +36,22 @@ import io.pathfence.task.FencedPathAdvisingPostProcessor;
 		PathFenceExecutorConfigurations.VirtualThreadsConfiguration.class, PathFenceTuningConfiguration.class })
 public final class PathFenceAutoConfiguration {
 
+	/** The fence; closing it with the context ends its timer and any wait left. */
 	@Bean
 	@ConditionalOnMissingBean
-	PathFence pathFence(PathFenceProperties properties, ObjectProvider<PathFenceListener> listeners) {
-		List<PathFenceListener> all = listeners.orderedStream().toList();
-		return PathFenceFactory.create(properties, CompositePathFenceListener.of(all));
+	PathFence pathFence(PathFenceProperties properties) {
+		return PathFenceFactory.create(properties);
 	}
 
-	@Bean(destroyMethod = "close")
-	@ConditionalOnMissingBean
-	WaitTimer pathFenceWaitTimer() {
-		return new WaitTimer();
+	/**
+	 * Registers every {@link PathFenceListener} bean (meters, the tuner, the
+	 * application's) with the fence once all beans exist, before the server takes
+	 * requests: a listener may need the fence itself, as the tuner does.
+	 */
+	@Bean
+	static SmartInitializingSingleton pathFenceListenerRegistration(ObjectProvider<PathFence> fence,
+			ObjectProvider<PathFenceListener> listeners) {
+		return () -> fence.ifAvailable((built) -> listeners.orderedStream().forEach(built::addListener));
 	}
 
 	@Bean

@@ -15,7 +15,6 @@ import org.springframework.core.task.TaskDecorator;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 import io.pathfence.core.PathFence;
-import io.pathfence.core.WaitTimer;
 import io.pathfence.task.PathFenceTaskExecutor;
 
 /**
@@ -42,9 +41,8 @@ final class PathFenceExecutorConfigurations {
 		 */
 		@Lazy
 		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
-		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, WaitTimer waitTimer,
-				PathFenceProperties properties, ObjectProvider<TaskDecorator> taskDecorator,
-				ObjectProvider<ThreadPoolTaskExecutorBuilder> builder) {
+		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, PathFenceProperties properties,
+				ObjectProvider<TaskDecorator> taskDecorator, ObjectProvider<ThreadPoolTaskExecutorBuilder> builder) {
 			ThreadPoolTaskExecutor workers = builder.getIfAvailable(ThreadPoolTaskExecutorBuilder::new)
 				// Every permit must find a thread at once: the fence, not the pool's
 				// queue, decides who waits. The
@@ -67,8 +65,7 @@ final class PathFenceExecutorConfigurations {
 			workers.setQueueCapacity(Integer.MAX_VALUE);
 			workers.setTaskDecorator(null);
 			workers.initialize();
-			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, decorator(taskDecorator),
-					workers::shutdown);
+			return new ManagedPathFenceTaskExecutor(fence, workers, decorator(taskDecorator), workers::shutdown);
 		}
 
 	}
@@ -80,15 +77,13 @@ final class PathFenceExecutorConfigurations {
 
 		@Lazy
 		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
-		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, WaitTimer waitTimer,
-				ObjectProvider<TaskDecorator> taskDecorator) {
+		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, ObjectProvider<TaskDecorator> taskDecorator) {
 			// Virtual threads are cheap, so the permits alone bound the concurrency of
 			// each path.
 			SimpleAsyncTaskExecutor workers = new SimpleAsyncTaskExecutor("pathfence-");
 			workers.setVirtualThreads(true);
 			workers.setTaskTerminationTimeout(10_000);
-			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, decorator(taskDecorator),
-					workers::close);
+			return new ManagedPathFenceTaskExecutor(fence, workers, decorator(taskDecorator), workers::close);
 		}
 
 	}
@@ -106,17 +101,17 @@ final class PathFenceExecutorConfigurations {
 	static final class ManagedPathFenceTaskExecutor extends PathFenceTaskExecutor
 			implements org.springframework.beans.factory.DisposableBean {
 
-		private final Runnable shutdown;
+		private final Runnable workersShutdown;
 
-		ManagedPathFenceTaskExecutor(PathFence fence, Executor workers, WaitTimer waitTimer, TaskDecorator decorator,
-				Runnable shutdown) {
-			super(fence, workers, waitTimer, decorator);
-			this.shutdown = shutdown;
+		ManagedPathFenceTaskExecutor(PathFence fence, Executor workers, TaskDecorator decorator,
+				Runnable workersShutdown) {
+			super(fence, workers, decorator);
+			this.workersShutdown = workersShutdown;
 		}
 
 		@Override
 		public void destroy() {
-			this.shutdown.run();
+			this.workersShutdown.run();
 		}
 
 	}

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import io.pathfence.core.PathFence;
-import io.pathfence.core.PathFenceListener;
+import io.pathfence.core.PathFenceBuilder;
 
 /**
  * Checks {@link PathFenceProperties} and builds the {@link PathFence} they describe.
@@ -19,9 +19,9 @@ final class PathFenceFactory {
 	private PathFenceFactory() {
 	}
 
-	static PathFence create(PathFenceProperties properties, PathFenceListener listener) {
+	static PathFence create(PathFenceProperties properties) {
 		check(properties);
-		PathFence.Builder builder = PathFence.builder(properties.getPoolSize()).listener(listener);
+		PathFenceBuilder builder = PathFence.builder(properties.getPoolSize());
 		properties.getPaths()
 			.forEach((name, path) -> builder.path(name, path.getPermits(), path.getMaxQueue(), path.getQueueTimeout()));
 		PathFenceProperties.Local local = properties.getLocal();

@@ -18,7 +18,6 @@ import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 import io.pathfence.core.PathFence;
-import io.pathfence.core.WaitTimer;
 import io.pathfence.web.FencedHandlers;
 import io.pathfence.web.PathFenceFilter;
 import io.pathfence.web.RequestClassifier;
@@ -60,9 +59,9 @@ public final class PathFenceWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "pathFenceFilterRegistration")
 	FilterRegistrationBean<PathFenceFilter> pathFenceFilterRegistration(PathFence fence, RequestClassifier classifier,
-			WaitTimer waitTimer, PathFenceProperties properties) {
+			PathFenceProperties properties) {
 		FilterRegistrationBean<PathFenceFilter> registration = new FilterRegistrationBean<>(
-				new PathFenceFilter(fence, classifier, waitTimer, properties.getRetryAfter()));
+				new PathFenceFilter(fence, classifier, properties.getRetryAfter()));
 		registration.setName("pathFenceFilter");
 		registration.setAsyncSupported(true);
 		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);

@@ -18,11 +18,10 @@ import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.TaskRejectedException;
 import org.springframework.util.Assert;
 
-import io.pathfence.core.Admission;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.RejectionReason;
 import io.pathfence.core.Ticket;
-import io.pathfence.core.WaitTimer;
+import io.pathfence.core.Waiter;
 
 /**
  * An {@link AsyncTaskExecutor} whose worker threads are fenced by path: a task runs only
@@ -33,6 +32,9 @@ import io.pathfence.core.WaitTimer;
  * The {@link TaskDecorator} is applied when the task is submitted, on the submitting
  * thread, so context such as the MDC and the current observation is captured there, not
  * on whichever thread later frees the permit.
+ * <p>
+ * A task that waits past its queue timeout fails on the fence's expiry thread of its
+ * path; the dependents of its {@code CompletableFuture} run on a worker.
  */
 public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
@@ -42,25 +44,20 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	private final Executor workers;
 
-	private final WaitTimer waitTimer;
-
 	private final TaskDecorator taskDecorator;
 
 	/**
-	 * @param fence the reservations
+	 * @param fence the reservations, which also time the waits
 	 * @param workers the threads that run granted tasks; they must be able to run as many
 	 * tasks at once as the fence's pool has permits, or granted tasks wait again in the
 	 * workers' own queue
-	 * @param waitTimer expires tasks that wait past their path's queue timeout
 	 * @param taskDecorator decorates each task on the submitting thread, or {@code null}
 	 */
-	public PathFenceTaskExecutor(PathFence fence, Executor workers, WaitTimer waitTimer, TaskDecorator taskDecorator) {
+	public PathFenceTaskExecutor(PathFence fence, Executor workers, TaskDecorator taskDecorator) {
 		Assert.notNull(fence, "fence must not be null");
 		Assert.notNull(workers, "workers must not be null");
-		Assert.notNull(waitTimer, "waitTimer must not be null");
 		this.fence = fence;
 		this.workers = workers;
-		this.waitTimer = waitTimer;
 		this.taskDecorator = taskDecorator;
 	}
 
@@ -100,6 +97,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	/**
 	 * Runs {@code task} on a permit of {@code path}.
 	 * @throws PathRejectedException if the path's queue is full
+	 * @throws TaskRejectedException if the fence is closed
 	 * @throws IllegalArgumentException if the path is unknown
 	 */
 	public void execute(String path, Runnable task) {
@@ -135,42 +133,27 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	private void admit(String path, Runnable task, FencedFuture<?> future) {
 		Runnable decorated = (this.taskDecorator != null) ? this.taskDecorator.decorate(task) : task;
-		Ticket ticket = this.fence.acquire(path, (granted) -> {
-			if (!dispatch(new FencedRun(granted, decorated, future))) {
-				// The fence gives the permit back and on to the next waiter, in a loop of
-				// its own: releasing here
-				// would recurse once per queued task while the workers refuse them all.
-				throw new TaskRejectedException("Workers of path '" + path + "' did not accept a granted task");
-			}
-		});
-		Admission admission = ticket.admission();
-		if (admission == Admission.GRANTED) {
-			if (!dispatch(new FencedRun(ticket, decorated, future))) {
-				ticket.release();
-				throw new TaskRejectedException("Workers of path '" + path + "' did not accept the task");
-			}
+		FencedRun run = new FencedRun(path, decorated, future);
+		Ticket ticket;
+		try {
+			ticket = this.fence.acquire(path, run);
 		}
-		else if (admission == Admission.REJECTED) {
-			throw new PathRejectedException(path, RejectionReason.QUEUE_FULL);
+		catch (IllegalStateException ex) {
+			throw new TaskRejectedException("The fence is closed; a task of path '" + path + "' is refused", ex);
 		}
-		else {
-			if (future != null) {
-				future.waitingOn(ticket);
+		switch (ticket.admission()) {
+			case GRANTED -> {
+				run.ticket = ticket;
+				if (!dispatch(run)) {
+					ticket.release();
+					throw new TaskRejectedException("Workers of path '" + path + "' did not accept the task");
+				}
 			}
-			Future<?> timeout = this.waitTimer.expireLater(ticket, () -> {
+			case REJECTED -> throw new PathRejectedException(path, RejectionReason.QUEUE_FULL);
+			case QUEUED -> {
 				if (future != null) {
-					future.reject(RejectionReason.TIMEOUT);
+					future.waitingOn(ticket);
 				}
-				else {
-					// Nobody holds a future of an execute() task (or an @Async void
-					// method): say it was dropped.
-					logger.warn("A task of path '" + path + "' waited past its queue timeout and was dropped");
-				}
-			});
-			if (timeout != null) {
-				// Granted tasks need no timeout; keep the timer from holding them until
-				// it fires.
-				ticket.attachTimeout(timeout);
 			}
 		}
 	}
@@ -183,7 +166,6 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	 * fails, and the caller gives the permit back.
 	 */
 	private boolean dispatch(FencedRun run) {
-		run.ticket.cancelTimeout();
 		Successor successor = this.successor.get();
 		if (successor.open && successor.next == null) {
 			successor.next = run;
@@ -199,7 +181,8 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		}
 		catch (RejectedExecutionException ex) {
 			if (run.future != null) {
-				run.future.reject(RejectionReason.QUEUE_FULL);
+				run.future.setException(new TaskRejectedException(
+						"Workers of path '" + run.path + "' refused a granted task: they are shut down", ex));
 			}
 			return false;
 		}
@@ -235,19 +218,58 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	private final ThreadLocal<Successor> successor = ThreadLocal.withInitial(Successor::new);
 
-	/** A granted task: runs under its path on a worker, then gives its permit back. */
-	private final class FencedRun implements Runnable {
+	/**
+	 * A task on its way through the fence: it waits for its grant or its expiry, then
+	 * runs under its path on a worker and gives its permit back.
+	 */
+	final class FencedRun implements Runnable, Waiter {
 
-		final Ticket ticket;
+		final String path;
 
 		final Runnable task;
 
 		final FencedFuture<?> future;
 
-		FencedRun(Ticket ticket, Runnable task, FencedFuture<?> future) {
-			this.ticket = ticket;
+		/** Set when granted, before the task is handed to a worker. */
+		Ticket ticket;
+
+		FencedRun(String path, Runnable task, FencedFuture<?> future) {
+			this.path = path;
 			this.task = task;
 			this.future = future;
+		}
+
+		@Override
+		public void granted(Ticket granted) {
+			this.ticket = granted;
+			if (!dispatch(this)) {
+				// The fence gives the permit back and on to the next waiter, in a loop of
+				// its own: releasing here would recurse once per queued task while the
+				// workers refuse them all.
+				throw new TaskRejectedException("Workers of path '" + this.path + "' did not accept a granted task");
+			}
+		}
+
+		@Override
+		public void expired(Ticket expired) {
+			if (this.future == null) {
+				// Nobody holds a future of an execute() task (or an @Async void method):
+				// say it was dropped.
+				logger.warn("A task of path '" + this.path + "' waited past its queue timeout and was dropped");
+			}
+			else if (this.future.completion == null) {
+				this.future.reject(RejectionReason.TIMEOUT);
+			}
+			else {
+				// The dependents of a CompletableFuture are the application's code: they
+				// run on a worker, not on the fence's expiry thread.
+				try {
+					PathFenceTaskExecutor.this.workers.execute(() -> this.future.reject(RejectionReason.TIMEOUT));
+				}
+				catch (RejectedExecutionException ex) {
+					this.future.reject(RejectionReason.TIMEOUT);
+				}
+			}
 		}
 
 		@Override
@@ -263,14 +285,13 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			}
 			finally {
 				// A plain Runnable that threw leaves this loop (and, in a thread pool,
-				// its thread) with the task its
-				// permit was just granted to still parked here: hand that one to the
-				// workers, or it never runs and
-				// its permit stays held for good.
+				// its thread) with the task its permit was just granted to still parked
+				// here: hand that one to the workers, or it never runs and its permit
+				// stays held for good.
 				FencedRun parked = successor.next;
 				successor.next = null;
 				if (parked != null && !toWorkers(parked)) {
-					logger.warn("Workers refused a granted task of path '" + parked.ticket.path() + "'; it is dropped");
+					logger.warn("Workers refused a granted task of path '" + parked.path + "'; it is dropped");
 					parked.ticket.release();
 				}
 			}
@@ -282,7 +303,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				// on it can submit again.
 				this.future.holding(this.ticket);
 			}
-			String previous = CurrentPath.enter(this.ticket.path());
+			String previous = CurrentPath.enter(this.path);
 			try {
 				this.task.run();
 			}
@@ -303,7 +324,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 		private final String path;
 
-		private final CompletableFuture<T> completion;
+		final CompletableFuture<T> completion;
 
 		private volatile Ticket ticket;
 

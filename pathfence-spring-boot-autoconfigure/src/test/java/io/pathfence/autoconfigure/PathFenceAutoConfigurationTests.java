@@ -30,6 +30,7 @@ import org.springframework.scheduling.annotation.EnableAsync;
 import io.pathfence.actuate.PathFenceEndpoint;
 import io.pathfence.annotation.FencedPath;
 import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFenceListener;
 import io.pathfence.task.CurrentPath;
 import io.pathfence.task.PathFenceTaskExecutor;
 import io.pathfence.tuning.PathTuner;
@@ -268,6 +269,20 @@ class PathFenceAutoConfigurationTests {
 					.counter()
 					.count()).isZero();
 			});
+	}
+
+	@Test
+	void listenerBeansAreRegisteredWithTheFence() {
+		List<String> heard = new CopyOnWriteArrayList<>();
+		this.contextRunner.withBean(PathFenceListener.class, () -> new PathFenceListener() {
+			@Override
+			public void onGranted(String path, long waitNanos) {
+				heard.add(path);
+			}
+		}).run((context) -> {
+			context.getBean(PathFenceTaskExecutor.class).submit("payment", () -> "done").get(5, TimeUnit.SECONDS);
+			assertThat(heard).containsExactly("payment");
+		});
 	}
 
 	@Test
