@@ -12,10 +12,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskDecorator;
-import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.task.PathFenceTaskExecutor;
+import io.pathfence.task.PathFenceWorkers;
 
 /**
  * The path-fenced {@code applicationTaskExecutor}, over platform threads or virtual
@@ -43,26 +43,19 @@ final class PathFenceExecutorConfigurations {
 		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
 		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, PathFenceProperties properties,
 				ObjectProvider<TaskDecorator> taskDecorator, ObjectProvider<ThreadPoolTaskExecutorBuilder> builder) {
-			ThreadPoolTaskExecutor workers = builder.getIfAvailable(ThreadPoolTaskExecutorBuilder::new)
-				// Every permit must find a thread at once: the fence, not the pool's
-				// queue, decides who waits. The
-				// queue only bridges the moment between a permit's release and its
-				// thread's return to the pool.
-				.corePoolSize(properties.getPoolSize())
-				.maxPoolSize(properties.getPoolSize())
-				.queueCapacity(Integer.MAX_VALUE)
-				.allowCoreThreadTimeOut(true)
+			PathFenceWorkers workers = builder.getIfAvailable(ThreadPoolTaskExecutorBuilder::new)
 				.threadNamePrefix("pathfence-")
-				// The fence decorates each task on the submitting thread; decorating
-				// again on a worker would
-				// capture the context of whichever thread freed the permit.
-				.taskDecorator(null)
-				.build();
+				.allowCoreThreadTimeOut(true)
+				.configure(new PathFenceWorkers());
 			// The builder applies the application's customizers last; whatever they set,
-			// these stay the fence's.
+			// these stay the fence's. Every permit must find a thread at once: the fence,
+			// not the pool's queue, decides who waits. Up to as many threads again serve
+			// the dependents of CompletableFutures, which run after their task gave its
+			// permit back, so that the next task never waits for them.
 			workers.setCorePoolSize(properties.getPoolSize());
-			workers.setMaxPoolSize(properties.getPoolSize());
-			workers.setQueueCapacity(Integer.MAX_VALUE);
+			workers.setMaxPoolSize(2 * properties.getPoolSize());
+			// The fence decorates each task on the submitting thread; decorating again on
+			// a worker would capture the context of whichever thread freed the permit.
 			workers.setTaskDecorator(null);
 			workers.initialize();
 			return new ManagedPathFenceTaskExecutor(fence, workers, decorator(taskDecorator), workers::shutdown);

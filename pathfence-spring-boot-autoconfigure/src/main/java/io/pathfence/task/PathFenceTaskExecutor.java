@@ -33,8 +33,13 @@ import io.pathfence.core.Waiter;
  * thread, so context such as the MDC and the current observation is captured there, not
  * on whichever thread later frees the permit.
  * <p>
- * A task that waits past its queue timeout fails on the fence's expiry thread of its
- * path; the dependents of its {@code CompletableFuture} run on a worker.
+ * Where code runs: a task runs on a worker. A worker that finishes a task takes the next
+ * task its permit goes to itself, except after a task with a {@link CompletableFuture}:
+ * its dependents run on the worker after the permit was given back, and the next task is
+ * handed to another worker so that it does not wait for them. A task that waits past its
+ * queue timeout fails on the fence's expiry thread of its path; the dependents of its
+ * {@code CompletableFuture} run on a worker. A worker clears its interrupt status between
+ * tasks, as a thread pool does.
  */
 public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
@@ -50,7 +55,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	 * @param fence the reservations, which also time the waits
 	 * @param workers the threads that run granted tasks; they must be able to run as many
 	 * tasks at once as the fence's pool has permits, or granted tasks wait again in the
-	 * workers' own queue
+	 * workers' own queue ({@link PathFenceWorkers} never do)
 	 * @param taskDecorator decorates each task on the submitting thread, or {@code null}
 	 */
 	public PathFenceTaskExecutor(PathFence fence, Executor workers, TaskDecorator taskDecorator) {
@@ -281,6 +286,9 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 					current.runOnce();
 					current = successor.next;
 					successor.next = null;
+					// As a thread pool does: a task that interrupted itself, or was
+					// cancelled while running, does not pass its interrupt on.
+					Thread.interrupted();
 				}
 			}
 			finally {
@@ -394,8 +402,17 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 		private void givePermitBack() {
 			Ticket held = this.ticket;
-			if (held != null) {
+			if (held == null) {
+				return;
+			}
+			if (this.completion == null) {
 				releaseOnWorker(held);
+			}
+			else {
+				// The dependents of the CompletableFuture run on this worker next: the
+				// task the permit goes to must not wait for them, so another worker takes
+				// it.
+				held.release();
 			}
 		}
 

@@ -220,7 +220,7 @@ class PathFenceAutoConfigurationTests {
 					.getWorkers();
 				assertThat(workers.getKeepAliveSeconds()).isEqualTo(7);
 				assertThat(workers.getCorePoolSize()).isEqualTo(20);
-				assertThat(workers.getMaxPoolSize()).isEqualTo(20);
+				assertThat(workers.getMaxPoolSize()).as("permits and as many for dependents").isEqualTo(40);
 				assertThat(workers.getThreadNamePrefix()).isEqualTo("pathfence-");
 				assertThat(workers.getThreadPoolExecutor().getQueue().remainingCapacity()).isEqualTo(Integer.MAX_VALUE);
 			});

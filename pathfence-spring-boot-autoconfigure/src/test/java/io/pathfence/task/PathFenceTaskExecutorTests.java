@@ -167,6 +167,64 @@ class PathFenceTaskExecutorTests {
 	}
 
 	@Test
+	void nextTaskOfAPathStartsWithoutWaitingForTheDependentsOfTheTaskBefore() throws Exception {
+		PathFenceTaskExecutor executor = executor(1, 5, Duration.ZERO);
+		CountDownLatch gate = new CountDownLatch(1);
+		CompletableFuture<String> first = executor.submitCompletable("a", () -> {
+			await(gate);
+			return "first";
+		});
+		first.thenRun(() -> sleep(1000));
+		CompletableFuture<Long> second = executor.submitCompletable("a", System::nanoTime);
+		long opened = System.nanoTime();
+		gate.countDown();
+		long started = second.get(5, TimeUnit.SECONDS);
+		assertThat(TimeUnit.NANOSECONDS.toMillis(started - opened)).as("second task's start after the first's end")
+			.isLessThan(500);
+	}
+
+	@Test
+	void dependentThatWaitsForATaskOfItsOwnPathDoesNotDeadlock() throws Exception {
+		PathFenceTaskExecutor executor = executor(1, 5, Duration.ZERO);
+		CountDownLatch gate = new CountDownLatch(1);
+		CompletableFuture<String> first = executor.submitCompletable("a", () -> {
+			await(gate);
+			return "first";
+		});
+		CompletableFuture<String> second = executor.submitCompletable("a", () -> "second");
+		CompletableFuture<String> chained = first.thenApply((ignored) -> second.join());
+		gate.countDown();
+		assertThat(chained.get(5, TimeUnit.SECONDS)).isEqualTo("second");
+	}
+
+	@Test
+	void interruptStatusOfATaskDoesNotLeakToTheNextTask() throws Exception {
+		PathFenceTaskExecutor executor = executor(1, 5, Duration.ZERO);
+		CountDownLatch gate = new CountDownLatch(1);
+		executor.execute("a", () -> {
+			await(gate);
+			Thread.currentThread().interrupt();
+		});
+		Future<Boolean> next = executor.submit("a", () -> Thread.currentThread().isInterrupted());
+		gate.countDown();
+		assertThat(next.get(5, TimeUnit.SECONDS)).as("next task starts interrupted").isFalse();
+	}
+
+	@Test
+	void taskCancelledWhileRunningDoesNotInterruptTheNextTask() throws Exception {
+		PathFenceTaskExecutor executor = executor(1, 5, Duration.ZERO);
+		CountDownLatch started = new CountDownLatch(1);
+		Future<?> running = executor.submit("a", () -> {
+			started.countDown();
+			await(new CountDownLatch(1));
+		});
+		Future<Boolean> next = executor.submit("a", () -> Thread.currentThread().isInterrupted());
+		assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+		running.cancel(true);
+		assertThat(next.get(5, TimeUnit.SECONDS)).as("next task starts interrupted").isFalse();
+	}
+
+	@Test
 	void grantedTasksLeaveNothingHeldForTheirQueueTimeout() throws Exception {
 		PathFenceTaskExecutor executor = executor(1, 1000, Duration.ofSeconds(60));
 		java.util.Queue<java.lang.ref.WeakReference<Object>> results = new java.util.concurrent.ConcurrentLinkedQueue<>();
