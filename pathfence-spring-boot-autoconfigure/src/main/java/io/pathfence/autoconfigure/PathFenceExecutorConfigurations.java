@@ -35,9 +35,9 @@ final class PathFenceExecutorConfigurations {
 		/**
 		 * The workers come from Boot's {@link ThreadPoolTaskExecutorBuilder} when there
 		 * is one, so {@code spring.task.execution.shutdown.*} (by default, as for Boot's
-		 * own executor, running tasks are not awaited at shutdown) and the application's
-		 * {@code ThreadPoolTaskExecutorCustomizer}s apply; the sizes, the queue and the
-		 * decorator stay the fence's.
+		 * own executor, running tasks are interrupted, not awaited, at shutdown) and the
+		 * application's {@code ThreadPoolTaskExecutorCustomizer}s apply; the sizes, the
+		 * queue and the decorator stay the fence's.
 		 */
 		@Lazy
 		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
@@ -90,7 +90,10 @@ final class PathFenceExecutorConfigurations {
 		return (all.size() == 1) ? all.get(0) : new org.springframework.core.task.support.CompositeTaskDecorator(all);
 	}
 
-	/** Shuts the workers down with the context. */
+	/**
+	 * Shuts down with the context: tasks that have not started are cancelled, then the
+	 * workers shut down as configured.
+	 */
 	static final class ManagedPathFenceTaskExecutor extends PathFenceTaskExecutor
 			implements org.springframework.beans.factory.DisposableBean {
 
@@ -104,6 +107,7 @@ final class PathFenceExecutorConfigurations {
 
 		@Override
 		public void destroy() {
+			shutdown();
 			this.workersShutdown.run();
 		}
 

@@ -1,5 +1,6 @@
 package io.pathfence.task;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +41,9 @@ import io.pathfence.core.Waiter;
  * queue timeout fails on the fence's expiry thread of its path; the dependents of its
  * {@code CompletableFuture} run on a worker. A worker clears its interrupt status between
  * tasks, as a thread pool does.
+ * <p>
+ * {@link #shutdown()} refuses new tasks and cancels those that have not started; running
+ * tasks are left to the workers' own shutdown.
  */
 public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
@@ -51,11 +55,14 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	private final TaskDecorator taskDecorator;
 
+	private volatile boolean shutdown;
+
 	/**
 	 * @param fence the reservations, which also time the waits
 	 * @param workers the threads that run granted tasks; they must be able to run as many
 	 * tasks at once as the fence's pool has permits, or granted tasks wait again in the
-	 * workers' own queue ({@link PathFenceWorkers} never do)
+	 * workers' own queue. Tasks they drop at shutdown must be handed to
+	 * {@link #abandon(Runnable)}, as {@link PathFenceWorkers} does
 	 * @param taskDecorator decorates each task on the submitting thread, or {@code null}
 	 */
 	public PathFenceTaskExecutor(PathFence fence, Executor workers, TaskDecorator taskDecorator) {
@@ -102,7 +109,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	/**
 	 * Runs {@code task} on a permit of {@code path}.
 	 * @throws PathRejectedException if the path's queue is full
-	 * @throws TaskRejectedException if the fence is closed
+	 * @throws TaskRejectedException if the executor or its fence is shut down
 	 * @throws IllegalArgumentException if the path is unknown
 	 */
 	public void execute(String path, Runnable task) {
@@ -136,7 +143,40 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		return result;
 	}
 
+	/**
+	 * Refuses new tasks and cancels every task of this executor that waits for a permit;
+	 * a granted task that has not started yet is cancelled when a worker would start it.
+	 * Running tasks are not touched: the workers' own shutdown interrupts or awaits them.
+	 */
+	public void shutdown() {
+		this.shutdown = true;
+		List<Waiter> withdrawn = this.fence
+			.cancelWaiting((waiter) -> waiter instanceof FencedRun run && run.executor() == this);
+		for (Waiter waiter : withdrawn) {
+			((FencedRun) waiter).cancelFuture();
+		}
+		if (!withdrawn.isEmpty()) {
+			logger.info("Cancelled " + withdrawn.size() + " tasks that were waiting for a permit at shutdown");
+		}
+	}
+
+	/**
+	 * Cancels a granted task that the workers took but will not run (they shut down): its
+	 * permit goes back and its future is cancelled. Returns whether it was a task of a
+	 * {@code PathFenceTaskExecutor}.
+	 */
+	public static boolean abandon(Runnable task) {
+		if (task instanceof FencedRun run) {
+			run.abandon();
+			return true;
+		}
+		return false;
+	}
+
 	private void admit(String path, Runnable task, FencedFuture<?> future) {
+		if (this.shutdown) {
+			throw new TaskRejectedException("Executor is shut down; a task of path '" + path + "' is refused");
+		}
 		Runnable decorated = (this.taskDecorator != null) ? this.taskDecorator.decorate(task) : task;
 		FencedRun run = new FencedRun(path, decorated, future);
 		Ticket ticket;
@@ -158,6 +198,10 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			case QUEUED -> {
 				if (future != null) {
 					future.waitingOn(ticket);
+				}
+				// A shutdown that swept the queues just before this task joined one.
+				if (this.shutdown && ticket.cancel()) {
+					throw new TaskRejectedException("Executor is shut down; a task of path '" + path + "' is refused");
 				}
 			}
 		}
@@ -244,6 +288,10 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			this.future = future;
 		}
 
+		PathFenceTaskExecutor executor() {
+			return PathFenceTaskExecutor.this;
+		}
+
 		@Override
 		public void granted(Ticket granted) {
 			this.ticket = granted;
@@ -283,7 +331,12 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			FencedRun current = this;
 			try {
 				while (current != null) {
-					current.runOnce();
+					if (PathFenceTaskExecutor.this.shutdown) {
+						current.abandon();
+					}
+					else {
+						current.runOnce();
+					}
 					current = successor.next;
 					successor.next = null;
 					// As a thread pool does: a task that interrupted itself, or was
@@ -318,6 +371,21 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			finally {
 				CurrentPath.restore(previous);
 				releaseOnWorker(this.ticket);
+			}
+		}
+
+		/**
+		 * A granted task that will not run: its permit goes back, its future is
+		 * cancelled.
+		 */
+		void abandon() {
+			this.ticket.release();
+			cancelFuture();
+		}
+
+		void cancelFuture() {
+			if (this.future != null) {
+				this.future.cancel(false);
 			}
 		}
 

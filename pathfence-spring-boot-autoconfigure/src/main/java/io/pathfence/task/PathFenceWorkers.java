@@ -17,6 +17,9 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
  * find a thread at once, even while other workers run the dependents of a finished task's
  * {@code CompletableFuture}, which hold no permit. Set the core size to the pool of
  * permits and the maximum above it by the threads those dependents may need.
+ * <p>
+ * A granted task the pool drops at shutdown gives its permit back and has its future
+ * cancelled.
  */
 public class PathFenceWorkers extends ThreadPoolTaskExecutor {
 
@@ -35,6 +38,12 @@ public class PathFenceWorkers extends ThreadPoolTaskExecutor {
 	@Override
 	protected BlockingQueue<Runnable> createQueue(int queueCapacity) {
 		return new HandOffQueue();
+	}
+
+	@Override
+	protected void cancelRemainingTask(Runnable task) {
+		super.cancelRemainingTask(task);
+		PathFenceTaskExecutor.abandon(task);
 	}
 
 	private static void queueWhenNoThreadIsLeft(Runnable task, ThreadPoolExecutor pool) {
