@@ -9,4 +9,6 @@ if [ -z "${JAVA_HOME:-}" ]; then
 fi
 [ -n "${JAVA_HOME:-}" ] && export PATH="$JAVA_HOME/bin:$PATH"
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
+# Go (the deployment checks download Istio's CRDs with it), where the machine installs it outside PATH.
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH="$PATH:/usr/local/go/bin"; fi
 export PATHFENCE_ROOT="$root"

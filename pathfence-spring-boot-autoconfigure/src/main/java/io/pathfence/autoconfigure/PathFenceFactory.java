@@ -4,11 +4,12 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import io.pathfence.core.InvalidPathFenceConfigurationException;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFenceBuilder;
 
 /**
- * Checks {@link PathFenceProperties} and builds the {@link PathFence} they describe.
+ * Checks {@link PathFenceProperties} and describes the {@link PathFence} they configure.
  * Every check names the property it is about, so a mistake is reported as that property,
  * not as a stack trace from the scheduler.
  */
@@ -19,8 +20,8 @@ final class PathFenceFactory {
 	private PathFenceFactory() {
 	}
 
-	static PathFence create(PathFenceProperties properties) {
-		check(properties);
+	/** A builder of the fence that checked properties describe. */
+	static PathFenceBuilder builder(PathFenceProperties properties) {
 		PathFenceBuilder builder = PathFence.builder(properties.getPoolSize());
 		properties.getPaths()
 			.forEach((name, path) -> builder.path(name, path.getPermits(), path.getMaxQueue(), path.getQueueTimeout()));
@@ -31,7 +32,7 @@ final class PathFenceFactory {
 		else {
 			builder.localQueue(local.getMaxQueue(), local.getQueueTimeout());
 		}
-		return builder.build();
+		return builder;
 	}
 
 	static void check(PathFenceProperties properties) {

@@ -2,7 +2,7 @@ package io.pathfence.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.List;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -26,7 +26,6 @@ class PathFenceTuningConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PathTuner pathTuner(PathFenceProperties properties, PathFence fence) {
-		PathFenceFactory.check(properties);
 		PathFenceProperties.Tuning tuning = properties.getTuning();
 		SctConfig config = SctConfig.builder().interval(tuning.getInterval()).window(tuning.getWindow()).build();
 		int maxPermits = (tuning.getMaxPermits() != null) ? tuning.getMaxPermits() : properties.getPoolSize();
@@ -34,8 +33,8 @@ class PathFenceTuningConfiguration {
 				tuning.getHysteresis());
 		// As a listener bean, the tuner is registered with the fence once all beans
 		// exist.
-		return new PathTuner(fence, new ArrayList<>(properties.getPaths().keySet()), config, step,
-				tuning.getLocalFloor(), System::nanoTime, Clock.systemUTC());
+		List<String> paths = fence.pathNames().stream().filter((path) -> !PathFence.LOCAL.equals(path)).toList();
+		return new PathTuner(fence, paths, config, step, tuning.getLocalFloor(), System::nanoTime, Clock.systemUTC());
 	}
 
 	@Bean
