@@ -26,6 +26,7 @@ import org.springframework.scheduling.annotation.AsyncAnnotationBeanPostProcesso
 import org.springframework.scheduling.annotation.EnableAsync;
 
 import io.pathfence.annotation.FencedPath;
+import io.pathfence.core.LocalPriority;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFenceListener;
 import io.pathfence.task.CurrentPath;
@@ -104,6 +105,36 @@ class PathFenceAutoConfigurationTests {
 	void whenPoolSizeIsZeroThenStartupFailsNamingTheProperty() {
 		this.contextRunner.withPropertyValues("pathfence.pool-size=0").run((context) -> {
 			assertThat(analyze(context).getDescription()).contains("pathfence.pool-size");
+		});
+	}
+
+	@Test
+	void whenQueueTimeoutIsBeyondTheNanosecondClockThenStartupFailsNamingTheProperty() {
+		this.contextRunner.withPropertyValues("pathfence.paths.payment.queue-timeout=300000d").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("pathfence.paths.payment.queue-timeout");
+			assertThat(analysis.getAction()).contains("a duration from 0 (no limit) to");
+		});
+	}
+
+	@Test
+	void localPriorityIsIdlePermitsByDefaultAndStrictOnRequest() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(PathFence.class).localPriority())
+			.isEqualTo(LocalPriority.IDLE_PERMITS));
+		this.contextRunner.withPropertyValues("pathfence.local.priority=strict")
+			.run((context) -> assertThat(context.getBean(PathFence.class).localPriority())
+				.isEqualTo(LocalPriority.STRICT));
+		this.contextRunner.withPropertyValues("pathfence.local.priority=idle-permits")
+			.run((context) -> assertThat(context.getBean(PathFence.class).localPriority())
+				.isEqualTo(LocalPriority.IDLE_PERMITS));
+	}
+
+	@Test
+	void whenLocalPriorityIsUnknownThenStartupFailsNamingThePropertyAndTheValuesAllowed() {
+		this.contextRunner.withPropertyValues("pathfence.local.priority=paths-first").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("pathfence.local.priority").contains("paths-first");
+			assertThat(analysis.getAction()).contains("IDLE_PERMITS").contains("STRICT");
 		});
 	}
 

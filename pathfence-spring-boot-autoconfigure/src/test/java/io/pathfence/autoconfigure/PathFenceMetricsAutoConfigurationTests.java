@@ -41,7 +41,11 @@ class PathFenceMetricsAutoConfigurationTests {
 			assertThat(registry.get("pathfence.path.active").tag("path", "payment").gauge().value()).isZero();
 			assertThat(registry.get("pathfence.path.queued").tag("path", "shipping").gauge().value()).isZero();
 			assertThat(registry.get("pathfence.path.borrowed").tag("path", "shipping").gauge().value()).isZero();
-			assertThat(registry.get("pathfence.path.wait").tag("path", "payment").timer().count()).isEqualTo(1);
+			assertThat(registry.get("pathfence.path.granted").tag("path", "payment").functionCounter().count())
+				.isEqualTo(1);
+			assertThat(registry.get("pathfence.path.wait").tag("path", "payment").timer().count())
+				.as("granted at once: no wait to sample")
+				.isZero();
 			assertThat(registry.get("pathfence.path.service").tag("path", "payment").timer().count()).isEqualTo(1);
 			assertThat(registry.get("pathfence.path.rejected")
 				.tags("path", "payment", "reason", "queue-full")
