@@ -58,4 +58,18 @@ class PathFenceMetricsAutoConfigurationTests {
 		});
 	}
 
+	@Test
+	void aPathThatACustomizerAddsIsMeteredLikeAConfiguredOne() {
+		this.contextRunner.withBean(SimpleMeterRegistry.class)
+			.withBean(PathFenceCustomizer.class,
+					() -> (builder) -> builder.path("reports", 2, 5, java.time.Duration.ofSeconds(1)))
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("pathfence.path.wait").tag("path", "reports").timer().count()).isZero();
+				context.getBean(PathFenceTaskExecutor.class).submit("reports", () -> "done").get(5, TimeUnit.SECONDS);
+				assertThat(registry.get("pathfence.path.granted").tag("path", "reports").functionCounter().count())
+					.isEqualTo(1);
+			});
+	}
+
 }
