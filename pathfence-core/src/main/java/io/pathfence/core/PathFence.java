@@ -157,7 +157,8 @@ public final class PathFence implements AutoCloseable {
 		Reservation reservation = reservation(path);
 		Objects.requireNonNull(waiter, "waiter");
 		Listeners heard = this.listeners;
-		long now = (!heard.isEmpty() || reservation.queueTimeoutNanos != 0) ? clock() : 0L;
+		boolean timesHeard = !heard.isEmpty();
+		long now = timesHeard ? clock() : 0L;
 		Ticket ticket = new Ticket(this, reservation, waiter, heard, now);
 		this.lock.lock();
 		try {
@@ -172,7 +173,10 @@ public final class PathFence implements AutoCloseable {
 			else if (reservation.queue.size() < reservation.maxQueue) {
 				ticket.state = Ticket.State.WAITING;
 				ticket.admission = Admission.QUEUED;
-				this.timer.enqueue(reservation, ticket, now);
+				// Unheard, the clock is read only for a wait that has a deadline: most
+				// tasks are granted at once and need none.
+				this.timer.enqueue(reservation, ticket,
+						(timesHeard || reservation.queueTimeoutNanos == 0) ? now : clock());
 			}
 			else {
 				ticket.state = Ticket.State.REJECTED;
