@@ -27,7 +27,6 @@ import org.openjdk.jmh.infra.Blackhole;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 import io.pathfence.core.PathFence;
-import io.pathfence.core.WaitTimer;
 import io.pathfence.task.PathFenceTaskExecutor;
 
 /**
@@ -112,12 +111,11 @@ public class ExecutorBenchmark {
 					.path("a", 3, Integer.MAX_VALUE, Duration.ZERO)
 					.path("b", 3, Integer.MAX_VALUE, Duration.ZERO)
 					.build();
-				WaitTimer waitTimer = new WaitTimer();
-				PathFenceTaskExecutor fenced = new PathFenceTaskExecutor(fence, workers, waitTimer, null);
+				PathFenceTaskExecutor fenced = new PathFenceTaskExecutor(fence, workers, null);
 				this.submitter = (index, task) -> fenced.execute(PATHS[index & (POOL - 1)], task);
 				this.resources = () -> {
 					workers.shutdown();
-					waitTimer.close();
+					fence.close();
 				};
 			}
 			case "r4j-threadpool" -> {

@@ -30,7 +30,6 @@ import org.springframework.mock.web.MockHttpServletResponse;
 
 import io.pathfence.actuate.PathFenceMetricsListener;
 import io.pathfence.core.PathFence;
-import io.pathfence.core.WaitTimer;
 import io.pathfence.web.PathFenceFilter;
 import io.pathfence.web.RequestClassifier;
 
@@ -73,7 +72,7 @@ public class FilterBenchmark {
 
 		Filter under;
 
-		private WaitTimer waitTimer;
+		private PathFence fence;
 
 		@Setup(Level.Trial)
 		public void setUp() {
@@ -84,35 +83,35 @@ public class FilterBenchmark {
 			// alone,
 			// as in the benchmark's service.
 			RequestClassifier classifier = new RequestClassifier(routes, List::of);
-			this.waitTimer = new WaitTimer();
 			this.under = switch (this.filter) {
 				case "noop" -> (request, response, chain) -> chain.doFilter(request, response);
 				case "classify" -> (request, response, chain) -> {
 					request.setAttribute("path", classifier.classify((HttpServletRequest) request));
 					chain.doFilter(request, response);
 				};
-				case "fence-no-metrics" ->
-					new PathFenceFilter(fence(false), classifier, this.waitTimer, Duration.ofSeconds(1));
-				case "fence" -> new PathFenceFilter(fence(true), classifier, this.waitTimer, Duration.ofSeconds(1));
+				case "fence-no-metrics" -> new PathFenceFilter(fence(false), classifier, Duration.ofSeconds(1));
+				case "fence" -> new PathFenceFilter(fence(true), classifier, Duration.ofSeconds(1));
 				default -> throw new IllegalArgumentException("unknown filter " + this.filter);
 			};
 		}
 
-		private static PathFence fence(boolean metered) {
-			PathFence.Builder builder = PathFence.builder(200)
+		private PathFence fence(boolean metered) {
+			this.fence = PathFence.builder(200)
 				.path("orders", 64, 50, Duration.ofMillis(500))
 				.path("catalog", 64, 50, Duration.ofMillis(500))
-				.localQueue(100, Duration.ofMillis(500));
+				.localQueue(100, Duration.ofMillis(500))
+				.build();
 			if (metered) {
-				builder.listener(new PathFenceMetricsListener(new SimpleMeterRegistry(),
-						List.of("orders", "catalog", PathFence.LOCAL)));
+				this.fence.addListener(new PathFenceMetricsListener(new SimpleMeterRegistry(), this.fence.pathNames()));
 			}
-			return builder.build();
+			return this.fence;
 		}
 
 		@TearDown(Level.Trial)
 		public void tearDown() {
-			this.waitTimer.close();
+			if (this.fence != null) {
+				this.fence.close();
+			}
 		}
 
 	}

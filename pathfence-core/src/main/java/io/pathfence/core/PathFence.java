@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * A pool of permits split into named path reservations plus a local reservation
@@ -16,13 +17,15 @@ import java.util.function.LongSupplier;
  * no task ever waiting on a thread).
  * <ul>
  * <li>A task of path {@code p} runs only on a free permit of {@code p}; otherwise it
- * waits in {@code p}'s FIFO queue, which holds at most {@code maxQueue} tasks.</li>
- * <li>A local task takes a local permit; failing that it borrows a free permit from the
+ * waits in {@code p}'s FIFO queue, which holds at most {@code maxQueue} tasks, for at
+ * most {@code p}'s queue timeout.</li>
+ * <li>A local task takes a local permit; failing that it borrows an idle permit from the
  * path with the fewest permits in use (its own tasks and permits it already lent);
  * failing that it waits in the local queue.</li>
- * <li>A released permit goes first to a waiting local task (lent, if it is a path's),
- * else to the next task of the reservation that owns it, else it becomes free. A permit
- * freed above a shrunk reservation's size retires.</li>
+ * <li>A released permit of a path goes to the next task of that path, else to a waiting
+ * local task (lent), else it becomes free; with {@link LocalPriority#STRICT} a waiting
+ * local task comes first, as in the paper. A permit freed above a shrunk reservation's
+ * size retires.</li>
  * <li>A reservation's size changes only through {@link #resize(String, int)}; the
  * reservations never add up to more than the pool, and the permits held never outnumber
  * the pool either: while a shrunk reservation's permits retire, a grown one gets each as
@@ -30,27 +33,24 @@ import java.util.function.LongSupplier;
  * </ul>
  * Invariant after every operation: no task waits while a permit it may take is free.
  * <p>
- * State is guarded by one lock held for a handful of field updates; grant listeners and
- * the {@link PathFenceListener} run after it is released.
+ * State is guarded by one lock held for a handful of field updates. Nothing but the
+ * fence's own code runs under it or on its timer thread: waiters and listeners are told
+ * afterwards, on the threads their javadoc names ({@link Waiter},
+ * {@link PathFenceListener}).
  */
-public final class PathFence {
-
-	private static final System.Logger logger = System.getLogger(PathFence.class.getName());
+public final class PathFence implements AutoCloseable {
 
 	/**
 	 * The name of the local reservation, which serves requests that call no downstream.
 	 */
 	public static final String LOCAL = "local";
 
-	private final ReentrantLock lock = new ReentrantLock();
+	final ReentrantLock lock = new ReentrantLock();
 
 	private final Map<String, Reservation> reservations;
 
-	private final Reservation[] paths;
-
-	private final Reservation local;
-
-	private final int poolSize;
+	/** Who gets a permit; guarded by the lock. */
+	final Permits permits;
 
 	/**
 	 * Whether the local reservation is whatever the paths leave of the pool, as in the
@@ -60,45 +60,45 @@ public final class PathFence {
 
 	private final LongSupplier nanoClock;
 
-	private final PathFenceListener listener;
+	private final WaitTimer timer;
 
-	/** Permits held across all reservations; at most the pool. Guarded by the lock. */
-	private int inUseTotal;
+	final Outcomes outcomes = new Outcomes(this);
 
-	/**
-	 * Whether anyone hears wait and service times; when not, the clock is not read at
-	 * all.
-	 */
-	private final boolean timed;
+	private volatile Listeners listeners = Listeners.NONE;
 
-	private PathFence(Builder builder) {
-		this.poolSize = builder.poolSize;
+	/** Guarded by the lock. */
+	boolean closed;
+
+	PathFence(PathFenceBuilder builder) {
 		this.nanoClock = builder.nanoClock;
-		this.listener = builder.listener;
-		this.timed = builder.listener != PathFenceListener.NONE;
 		Map<String, Reservation> byName = new LinkedHashMap<>();
-		for (Builder.PathSpec spec : builder.paths) {
-			byName.put(spec.name(), new Reservation(spec.name(), false, spec.permits(), spec.maxQueue(),
-					spec.queueTimeout().toNanos()));
+		long sumOfPaths = 0;
+		for (PathFenceBuilder.PathSpec spec : builder.paths) {
+			byName.put(spec.name(),
+					new Reservation(this, spec.name(), false, spec.permits(), spec.maxQueue(), spec.timeoutNanos()));
+			sumOfPaths += spec.permits();
 		}
-		this.paths = byName.values().toArray(new Reservation[0]);
+		Reservation[] paths = byName.values().toArray(new Reservation[0]);
 		this.localIsRemainder = builder.localPermits < 0;
-		int localPermits = (builder.localPermits >= 0) ? builder.localPermits : this.poolSize - sumOfPaths();
-		this.local = new Reservation(LOCAL, true, localPermits, builder.localMaxQueue,
-				builder.localQueueTimeout.toNanos());
-		byName.put(LOCAL, this.local);
+		int localPermits = (builder.localPermits >= 0) ? builder.localPermits
+				: (int) Math.max(0, builder.poolSize - sumOfPaths);
+		Reservation local = new Reservation(this, LOCAL, true, localPermits, builder.localMaxQueue,
+				builder.localTimeoutNanos);
+		byName.put(LOCAL, local);
 		this.reservations = Collections.unmodifiableMap(byName);
-		checkFits(sumOfPaths());
-		checkFits(this.local.permits + sumOfPaths());
+		this.permits = new Permits(paths, local, builder.poolSize, builder.localPriority);
+		this.permits.checkFits(sumOfPaths);
+		this.permits.checkFits(sumOfPaths + localPermits);
+		this.timer = new WaitTimer(this);
 	}
 
-	public static Builder builder(int poolSize) {
-		return new Builder(poolSize);
+	public static PathFenceBuilder builder(int poolSize) {
+		return new PathFenceBuilder(poolSize);
 	}
 
 	/** The number of permits the reservations may add up to. */
 	public int poolSize() {
-		return this.poolSize;
+		return this.permits.poolSize;
 	}
 
 	/**
@@ -107,6 +107,11 @@ public final class PathFence {
 	 */
 	public boolean localIsRemainder() {
 		return this.localIsRemainder;
+	}
+
+	/** Which waiting task a path's released permit goes to when a local one waits too. */
+	public LocalPriority localPriority() {
+		return this.permits.localPriority;
 	}
 
 	/** The names of the path reservations and {@link #LOCAL}, in configuration order. */
@@ -119,28 +124,59 @@ public final class PathFence {
 		return this.reservations.containsKey(path);
 	}
 
+	/** How long a task of this path may wait for a permit; zero for no limit. */
+	public Duration queueTimeout(String path) {
+		return Duration.ofNanos(reservation(path).queueTimeoutNanos);
+	}
+
+	/**
+	 * Registers a listener for the tickets acquired from now on. Listeners cannot be
+	 * removed: a ticket's events all go to the listeners it started with.
+	 */
+	public void addListener(PathFenceListener listener) {
+		Objects.requireNonNull(listener, "listener");
+		this.lock.lock();
+		try {
+			this.listeners = this.listeners.with(listener);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
 	/**
 	 * Claims a permit for a task of {@code path}. Branch on the returned ticket's
 	 * {@link Ticket#admission()}: granted (run the task now, then
-	 * {@link Ticket#release()}), queued ({@code onGrant} is told when it is granted,
-	 * possibly before this method returns), or rejected because the path's queue is full.
+	 * {@link Ticket#release()}), queued ({@code waiter} is told when it is granted or
+	 * expires, possibly before this method returns), or rejected because the path's queue
+	 * is full.
 	 * @throws IllegalArgumentException if no reservation has that name
+	 * @throws IllegalStateException if the fence is closed
 	 */
-	public Ticket acquire(String path, GrantListener onGrant) {
+	public Ticket acquire(String path, Waiter waiter) {
 		Reservation reservation = reservation(path);
-		long now = now();
-		Ticket ticket = new Ticket(this, reservation, Objects.requireNonNull(onGrant, "onGrant"), now);
+		Objects.requireNonNull(waiter, "waiter");
+		Listeners heard = this.listeners;
+		boolean timesHeard = !heard.isEmpty();
+		long now = timesHeard ? clock() : 0L;
+		Ticket ticket = new Ticket(this, reservation, waiter, heard, now);
 		this.lock.lock();
 		try {
-			Reservation owner = reservation.queue.isEmpty() ? freePermitFor(reservation) : null;
+			if (this.closed) {
+				throw new IllegalStateException("the fence is closed: no task of path '" + path + "' is admitted");
+			}
+			Reservation owner = reservation.queue.isEmpty() ? this.permits.freePermitFor(reservation) : null;
 			if (owner != null) {
-				grant(ticket, owner, now);
+				this.permits.grant(ticket, owner, now);
 				ticket.admission = Admission.GRANTED;
 			}
 			else if (reservation.queue.size() < reservation.maxQueue) {
 				ticket.state = Ticket.State.WAITING;
 				ticket.admission = Admission.QUEUED;
-				reservation.queue.addLast(ticket);
+				// Unheard, the clock is read only for a wait that has a deadline: most
+				// tasks are granted at once and need none.
+				this.timer.enqueue(reservation, ticket,
+						(timesHeard || reservation.queueTimeoutNanos == 0) ? now : clock());
 			}
 			else {
 				ticket.state = Ticket.State.REJECTED;
@@ -150,77 +186,44 @@ public final class PathFence {
 		finally {
 			this.lock.unlock();
 		}
-		if (ticket.admission == Admission.GRANTED) {
-			this.listener.onGranted(path, 0);
-		}
-		else if (ticket.admission == Admission.QUEUED) {
-			this.listener.onQueued(path);
-		}
-		else if (ticket.admission == Admission.REJECTED) {
-			this.listener.onRejected(path, RejectionReason.QUEUE_FULL);
+		switch (ticket.admission) {
+			case GRANTED -> heard.granted(path, 0);
+			case REJECTED -> heard.rejected(path, RejectionReason.QUEUE_FULL, 0);
+			case QUEUED -> {
+				heard.queued(path);
+				if (ticket.queuedReported()) {
+					this.outcomes.endedBeforeReported(ticket);
+				}
+			}
 		}
 		return ticket;
 	}
 
 	boolean release(Ticket ticket) {
 		long now = now();
-		Ticket next = releaseAndHandOn(ticket, now);
-		if (next == NOT_HELD) {
-			return false;
-		}
-		if (next != null) {
-			notifyGranted(next, now);
-		}
-		return true;
-	}
-
-	/**
-	 * What releasing a ticket that held no permit returns: not a ticket, and not "no one
-	 * to hand on to".
-	 */
-	private static final Ticket NOT_HELD = new Ticket(null, null, (ticket) -> {
-	}, 0);
-
-	/**
-	 * Gives a granted ticket's permit back and hands it on, telling the listener; returns
-	 * the ticket the permit was granted to next (not yet notified), or {@code null}. Does
-	 * nothing for a ticket that holds no permit, which the caller tells by
-	 * {@link Ticket#state} beforehand or by {@link #release}'s result.
-	 */
-	private Ticket releaseAndHandOn(Ticket ticket, long now) {
 		Ticket next;
-		long heldNanos;
 		this.lock.lock();
 		try {
 			if (ticket.state != Ticket.State.GRANTED) {
-				return NOT_HELD;
+				return false;
 			}
-			ticket.state = Ticket.State.RELEASED;
-			heldNanos = now - ticket.grantedNanos;
-			Reservation owner = ticket.owner;
-			owner.inUse--;
-			ticket.path.active--;
-			if (owner != ticket.path) {
-				owner.lent--;
-				ticket.path.borrowed--;
-			}
-			this.inUseTotal--;
-			next = handOn(owner, now);
-			if (next == null) {
-				// The owner has no one to give the permit to, or it retires: its place in
-				// the pool may be what a
-				// grown reservation's waiter was held back by.
-				next = handOnToAnyWaiter(now);
-			}
+			next = this.permits.giveBack(ticket, now);
 		}
 		finally {
 			this.lock.unlock();
 		}
-		this.listener.onReleased(ticket.path.name, heldNanos);
-		return next;
+		try {
+			ticket.listeners.released(ticket.path.name, now - ticket.waitEndedNanos);
+		}
+		finally {
+			if (next != null) {
+				this.outcomes.granted(next);
+			}
+		}
+		return true;
 	}
 
-	boolean cancel(Ticket ticket, RejectionReason reason) {
+	boolean cancel(Ticket ticket) {
 		this.lock.lock();
 		try {
 			if (ticket.state != Ticket.State.WAITING) {
@@ -232,11 +235,45 @@ public final class PathFence {
 		finally {
 			this.lock.unlock();
 		}
-		this.listener.onDequeued(ticket.path.name);
-		if (reason != null) {
-			this.listener.onRejected(ticket.path.name, reason);
+		if (ticket.mayTellOfEnd()) {
+			ticket.listeners.dequeued(ticket.path.name);
 		}
 		return true;
+	}
+
+	/**
+	 * Takes every waiting ticket whose waiter matches out of its queue, as
+	 * {@link Ticket#cancel()} does: a client that shuts down takes back the work it
+	 * queued. Returns their waiters, in queue order, path by path.
+	 */
+	public List<Waiter> cancelWaiting(Predicate<? super Waiter> whose) {
+		List<Ticket> cancelled = new ArrayList<>();
+		this.lock.lock();
+		try {
+			for (Reservation reservation : this.permits.all) {
+				Ticket ticket = reservation.queue.peek();
+				while (ticket != null) {
+					Ticket next = ticket.next;
+					if (whose.test(ticket.waiter)) {
+						reservation.queue.remove(ticket);
+						ticket.state = Ticket.State.CANCELLED;
+						cancelled.add(ticket);
+					}
+					ticket = next;
+				}
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+		List<Waiter> waiters = new ArrayList<>(cancelled.size());
+		for (Ticket ticket : cancelled) {
+			if (ticket.mayTellOfEnd()) {
+				ticket.listeners.dequeued(ticket.path.name);
+			}
+			waiters.add(ticket.waiter);
+		}
+		return waiters;
 	}
 
 	/**
@@ -252,6 +289,10 @@ public final class PathFence {
 		if (permits < 0) {
 			throw new IllegalArgumentException("permits of path '" + path + "' must be >= 0, was " + permits);
 		}
+		if (permits > this.permits.poolSize) {
+			throw new IllegalArgumentException("path '" + path + "' would hold " + permits
+					+ " permits, more than the pool of " + this.permits.poolSize);
+		}
 		if (reservation.local && this.localIsRemainder) {
 			throw new IllegalArgumentException("the local reservation takes what the paths leave of the pool; "
 					+ "size it explicitly to resize it");
@@ -260,21 +301,22 @@ public final class PathFence {
 		long now = now();
 		this.lock.lock();
 		try {
-			int paths = sumOfPaths() - (reservation.local ? 0 : reservation.permits)
+			Reservation local = this.permits.local;
+			long paths = this.permits.sumOfPaths() - (reservation.local ? 0 : reservation.permits)
 					+ (reservation.local ? 0 : permits);
-			checkFits(paths + (this.localIsRemainder ? 0 : (reservation.local ? permits : this.local.permits)));
+			this.permits.checkFits(paths + (this.localIsRemainder ? 0 : (reservation.local ? permits : local.permits)));
 			reservation.permits = permits;
 			if (this.localIsRemainder) {
-				this.local.permits = this.poolSize - paths;
+				local.permits = this.permits.poolSize - (int) paths;
 			}
-			handOnAll(reservation, now, granted);
-			handOnAll(this.local, now, granted);
+			this.permits.handOnAll(reservation, now, granted);
+			this.permits.handOnAll(local, now, granted);
 		}
 		finally {
 			this.lock.unlock();
 		}
 		for (Ticket ticket : granted) {
-			notifyGranted(ticket, now);
+			this.outcomes.granted(ticket);
 		}
 	}
 
@@ -282,11 +324,10 @@ public final class PathFence {
 	public List<PathFigures> figures() {
 		this.lock.lock();
 		try {
-			List<PathFigures> figures = new ArrayList<>(this.paths.length + 1);
-			for (Reservation path : this.paths) {
-				figures.add(path.figures());
+			List<PathFigures> figures = new ArrayList<>(this.permits.all.length);
+			for (Reservation reservation : this.permits.all) {
+				figures.add(reservation.figures());
 			}
-			figures.add(this.local.figures());
 			return figures;
 		}
 		finally {
@@ -306,251 +347,39 @@ public final class PathFence {
 		}
 	}
 
-	/** Sets how many tasks of a path may wait; tasks already waiting beyond it stay. */
-	public void setMaxQueue(String path, int maxQueue) {
-		Reservation reservation = reservation(path);
-		if (maxQueue < 0) {
-			throw new IllegalArgumentException("max-queue of path '" + path + "' must be >= 0, was " + maxQueue);
-		}
+	/**
+	 * Closes the fence: no task is admitted any more, and every task still waiting
+	 * expires now, as if its queue timeout had passed, so nothing waits for a timer that
+	 * no longer runs. Permits still held may be released as usual. Stops the timer
+	 * thread; the expiry threads end once they have told the waiters.
+	 */
+	@Override
+	public void close() {
+		List<ExpiryLane> toStart;
 		this.lock.lock();
 		try {
-			reservation.maxQueue = maxQueue;
+			if (this.closed) {
+				return;
+			}
+			this.closed = true;
+			toStart = this.timer.expireAll(now());
 		}
 		finally {
 			this.lock.unlock();
 		}
+		if (!toStart.isEmpty()) {
+			this.timer.start(toStart);
+		}
+		this.timer.stop();
 	}
 
-	Ticket.State stateOf(Ticket ticket) {
-		this.lock.lock();
-		try {
-			return ticket.state;
-		}
-		finally {
-			this.lock.unlock();
-		}
+	long clock() {
+		return this.nanoClock.getAsLong();
 	}
 
-	Reservation ownerOf(Ticket ticket) {
-		this.lock.lock();
-		try {
-			return (ticket.owner != null) ? ticket.owner : ticket.path;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	long queueTimeoutOf(Ticket ticket) {
-		// Fixed when the fence is built, so it is read without the lock.
-		return ticket.path.queueTimeoutNanos;
-	}
-
-	/**
-	 * What is wrong with the fence's state right now, empty when all is well: used by
-	 * stress tests after a run. Checks that counts are not negative, that lent and
-	 * borrowed permits match, that the reservations fit the pool, and that no task waits
-	 * while a permit it may take is free.
-	 */
-	List<String> invariantViolations() {
-		List<String> violations = new ArrayList<>();
-		this.lock.lock();
-		try {
-			int lent = 0;
-			boolean pathHasFreePermit = false;
-			for (Reservation path : this.paths) {
-				lent += path.lent;
-				pathHasFreePermit |= canGrant(path);
-				if (path.active < 0 || path.inUse < 0 || path.lent < 0 || path.inUse < path.lent) {
-					violations.add("negative or inconsistent counts on " + path.figures() + " inUse=" + path.inUse);
-				}
-				if (path.inUse - path.lent != path.active) {
-					violations.add("path " + path.name + " runs " + path.active + " tasks on "
-							+ (path.inUse - path.lent) + " own permits");
-				}
-				if (!path.queue.isEmpty() && canGrant(path)) {
-					violations.add("path " + path.name + " has " + path.queue.size() + " waiting with " + path.free()
-							+ " free permits");
-				}
-			}
-			if (lent != this.local.borrowed) {
-				violations.add("paths lent " + lent + " permits but local tasks hold " + this.local.borrowed);
-			}
-			if (this.local.active != this.local.inUse + this.local.borrowed || this.local.inUse < 0) {
-				violations.add("local runs " + this.local.active + " tasks on " + this.local.inUse + " own and "
-						+ this.local.borrowed + " borrowed permits");
-			}
-			if (!this.local.queue.isEmpty() && (canGrant(this.local) || pathHasFreePermit)) {
-				violations.add("local has " + this.local.queue.size() + " waiting while a permit is free");
-			}
-			if (sumOfPaths() + this.local.permits > this.poolSize) {
-				violations.add("reservations exceed the pool of " + this.poolSize);
-			}
-			int held = this.local.inUse;
-			for (Reservation path : this.paths) {
-				held += path.inUse;
-			}
-			if (held != this.inUseTotal || held > this.poolSize) {
-				violations.add(held + " permits held (counted " + this.inUseTotal + "), pool of " + this.poolSize);
-			}
-		}
-		finally {
-			this.lock.unlock();
-		}
-		return violations;
-	}
-
-	/**
-	 * Where a task of this reservation may get a permit now, or null; called under the
-	 * lock.
-	 */
-	private Reservation freePermitFor(Reservation reservation) {
-		if (canGrant(reservation)) {
-			return reservation;
-		}
-		if (!reservation.local) {
-			return null;
-		}
-		// The least busy lender: its permits in use, its own tasks and those it already
-		// lent, so that repeated
-		// borrowing spreads over the paths instead of draining the one whose own tasks
-		// happen to be fewest.
-		Reservation lender = null;
-		for (Reservation path : this.paths) {
-			if (canGrant(path) && (lender == null || path.inUse < lender.inUse)) {
-				lender = path;
-			}
-		}
-		return lender;
-	}
-
-	private void handOnAll(Reservation owner, long now, List<Ticket> granted) {
-		Ticket next;
-		while ((next = handOn(owner, now)) != null) {
-			granted.add(next);
-		}
-	}
-
-	/**
-	 * Whether a permit of this reservation may be granted now: it has one free and the
-	 * pool has room.
-	 */
-	private boolean canGrant(Reservation reservation) {
-		return reservation.free() > 0 && this.inUseTotal < this.poolSize;
-	}
-
-	/**
-	 * Gives one free permit of {@code owner} to the task that should have it; called
-	 * under the lock.
-	 */
-	private Ticket handOn(Reservation owner, long now) {
-		if (!canGrant(owner)) {
-			return null;
-		}
-		Ticket next = this.local.queue.pollFirst();
-		if (next == null && !owner.local) {
-			next = owner.queue.pollFirst();
-		}
-		if (next != null) {
-			grant(next, owner, now);
-		}
-		return next;
-	}
-
-	/**
-	 * Gives the pool's room to a waiter whose own reservation has a free permit: a local
-	 * waiter first (on its own permit or a lent one), else the first path with a waiter.
-	 * Needed only while some reservation holds permits beyond its size; otherwise every
-	 * waiter's own reservation is full. Called under the lock.
-	 */
-	private Ticket handOnToAnyWaiter(long now) {
-		if (!this.local.queue.isEmpty()) {
-			Reservation owner = freePermitFor(this.local);
-			if (owner != null) {
-				Ticket next = this.local.queue.pollFirst();
-				grant(next, owner, now);
-				return next;
-			}
-		}
-		for (Reservation path : this.paths) {
-			if (!path.queue.isEmpty() && canGrant(path)) {
-				Ticket next = path.queue.pollFirst();
-				grant(next, path, now);
-				return next;
-			}
-		}
-		return null;
-	}
-
-	private long now() {
-		return this.timed ? this.nanoClock.getAsLong() : 0L;
-	}
-
-	private void grant(Ticket ticket, Reservation owner, long now) {
-		ticket.state = Ticket.State.GRANTED;
-		ticket.owner = owner;
-		ticket.grantedNanos = now;
-		owner.inUse++;
-		this.inUseTotal++;
-		ticket.path.active++;
-		if (owner != ticket.path) {
-			owner.lent++;
-			ticket.path.borrowed++;
-		}
-	}
-
-	/**
-	 * Tells a ticket's listener it was granted. Runs on whichever thread freed or added
-	 * the permit, so a failing listener is contained here: the thread that released a
-	 * permit, or the resize that granted several, must go on, and the failed ticket's
-	 * permit goes back and on to the next waiter rather than staying held for good. A run
-	 * of failing listeners (workers refusing every task while they shut down) is walked
-	 * in a loop, not by recursion, so a long queue cannot overflow the stack.
-	 */
-	private void notifyGranted(Ticket first, long now) {
-		Ticket ticket = first;
-		while (ticket != null) {
-			Ticket granted = ticket;
-			try {
-				this.listener.onDequeued(granted.path.name);
-				this.listener.onGranted(granted.path.name, now - granted.createdNanos);
-				granted.listener.granted(granted);
-				ticket = null;
-			}
-			catch (RuntimeException ex) {
-				logger.log(System.Logger.Level.WARNING, "A granted task of path '" + granted.path.name
-						+ "' could not be handed on; its permit is released", ex);
-				ticket = handedBack(releaseAndHandOn(granted, now));
-			}
-			catch (Error err) {
-				// The permit must not stay with a task that will not run, nor the next
-				// waiter go untold.
-				Ticket next = handedBack(releaseAndHandOn(granted, now));
-				if (next != null) {
-					notifyGranted(next, now);
-				}
-				throw err;
-			}
-		}
-	}
-
-	private static Ticket handedBack(Ticket next) {
-		return (next == NOT_HELD) ? null : next;
-	}
-
-	private int sumOfPaths() {
-		int sum = 0;
-		for (Reservation path : this.paths) {
-			sum += path.permits;
-		}
-		return sum;
-	}
-
-	private void checkFits(int total) {
-		if (total > this.poolSize) {
-			throw new IllegalArgumentException(
-					"reservations would add up to " + total + " permits, more than the pool of " + this.poolSize);
-		}
+	/** The clock when anyone hears times; otherwise it is not read at all. */
+	long now() {
+		return this.listeners.isEmpty() ? 0L : clock();
 	}
 
 	private Reservation reservation(String path) {
@@ -560,102 +389,6 @@ public final class PathFence {
 					"unknown path '" + path + "'; known paths: " + this.reservations.keySet());
 		}
 		return reservation;
-	}
-
-	/** Describes a fence before it is built. */
-	public static final class Builder {
-
-		record PathSpec(String name, int permits, int maxQueue, Duration queueTimeout) {
-		}
-
-		private final int poolSize;
-
-		private final List<PathSpec> paths = new ArrayList<>();
-
-		private int localPermits = -1;
-
-		private int localMaxQueue = Integer.MAX_VALUE;
-
-		private Duration localQueueTimeout = Duration.ZERO;
-
-		private LongSupplier nanoClock = System::nanoTime;
-
-		private PathFenceListener listener = PathFenceListener.NONE;
-
-		private Builder(int poolSize) {
-			if (poolSize <= 0) {
-				throw new IllegalArgumentException("pool size must be > 0, was " + poolSize);
-			}
-			this.poolSize = poolSize;
-		}
-
-		/**
-		 * Adds a path reservation; {@code queueTimeout} of zero means a task may wait
-		 * without limit.
-		 */
-		public Builder path(String name, int permits, int maxQueue, Duration queueTimeout) {
-			Objects.requireNonNull(name, "name");
-			if (name.isBlank() || LOCAL.equals(name)) {
-				throw new IllegalArgumentException(
-						"path name must be non-blank and not '" + LOCAL + "': '" + name + "'");
-			}
-			if (this.paths.stream().anyMatch((spec) -> spec.name().equals(name))) {
-				throw new IllegalArgumentException("path '" + name + "' is defined twice");
-			}
-			if (permits < 0 || maxQueue < 0 || queueTimeout.isNegative()) {
-				throw new IllegalArgumentException(
-						"path '" + name + "' needs permits >= 0, max-queue >= 0 and a " + "queue timeout >= 0");
-			}
-			this.paths.add(new PathSpec(name, permits, maxQueue, queueTimeout));
-			return this;
-		}
-
-		/**
-		 * Sizes the local reservation; by default it takes what the paths leave of the
-		 * pool.
-		 */
-		public Builder local(int permits, int maxQueue, Duration queueTimeout) {
-			if (permits < 0 || maxQueue < 0 || queueTimeout.isNegative()) {
-				throw new IllegalArgumentException(
-						"local reservation needs permits >= 0, max-queue >= 0 and a " + "queue timeout >= 0");
-			}
-			this.localPermits = permits;
-			this.localMaxQueue = maxQueue;
-			this.localQueueTimeout = queueTimeout;
-			return this;
-		}
-
-		/**
-		 * Bounds the local queue while the local reservation keeps taking what the paths
-		 * leave of the pool.
-		 */
-		public Builder localQueue(int maxQueue, Duration queueTimeout) {
-			if (maxQueue < 0 || queueTimeout.isNegative()) {
-				throw new IllegalArgumentException("local queue needs max-queue >= 0 and a queue timeout >= 0");
-			}
-			this.localMaxQueue = maxQueue;
-			this.localQueueTimeout = queueTimeout;
-			return this;
-		}
-
-		/**
-		 * The clock for wait and service times, in nanoseconds; {@link System#nanoTime()}
-		 * by default.
-		 */
-		public Builder nanoClock(LongSupplier nanoClock) {
-			this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
-			return this;
-		}
-
-		public Builder listener(PathFenceListener listener) {
-			this.listener = Objects.requireNonNull(listener, "listener");
-			return this;
-		}
-
-		public PathFence build() {
-			return new PathFence(this);
-		}
-
 	}
 
 }

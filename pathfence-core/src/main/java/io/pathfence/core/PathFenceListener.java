@@ -1,22 +1,28 @@
 package io.pathfence.core;
 
 /**
- * Hears what happens at a fence, for metrics and tuning. Called outside the fence's lock,
- * from whichever thread caused the event; implementations must be thread-safe and quick.
+ * Hears what happens at a fence, for metrics and tuning. Register one with
+ * {@link PathFence#addListener}; a ticket's events go to the listeners registered when it
+ * was acquired.
+ * <p>
+ * Called outside the fence's lock on the thread that caused the event: the acquiring
+ * thread ({@code onQueued}, a grant or a rejection on arrival), the thread that freed a
+ * permit ({@code onReleased}, and the grant and {@code onDequeued} of the task it went
+ * to), or one of the fence's expiry threads (a timeout's {@code onDequeued} and
+ * {@code onRejected}); never the timer thread. A ticket's events arrive in the order of
+ * its life: {@code onQueued} before {@code onDequeued}, which comes before
+ * {@code onGranted} or {@code onRejected}. Implementations must be thread-safe and quick;
+ * one that throws is logged and skipped.
  */
 public interface PathFenceListener {
-
-	/** A listener that ignores everything. */
-	PathFenceListener NONE = new PathFenceListener() {
-	};
 
 	/** A task of {@code path} started waiting in its queue. */
 	default void onQueued(String path) {
 	}
 
 	/**
-	 * A task of {@code path} left its queue: granted, expired or cancelled (reported
-	 * before the grant).
+	 * A task of {@code path} that was {@link #onQueued queued} left its queue: granted,
+	 * timed out or cancelled.
 	 */
 	default void onDequeued(String path) {
 	}
@@ -34,8 +40,11 @@ public interface PathFenceListener {
 	default void onReleased(String path, long serviceNanos) {
 	}
 
-	/** A task of {@code path} was turned away. */
-	default void onRejected(String path, RejectionReason reason) {
+	/**
+	 * A task of {@code path} was turned away after waiting {@code waitNanos}: 0 when its
+	 * queue was full on arrival, about the queue timeout when it timed out.
+	 */
+	default void onRejected(String path, RejectionReason reason, long waitNanos) {
 	}
 
 }

@@ -1,7 +1,5 @@
 package io.pathfence.core;
 
-import java.util.ArrayDeque;
-
 /**
  * One share of the pool: a path's reservation, or the local one. Mutated only under the
  * fence's lock.
@@ -17,12 +15,16 @@ final class Reservation {
 
 	final boolean local;
 
-	final ArrayDeque<Ticket> queue = new ArrayDeque<>();
+	final WaitQueue queue = new WaitQueue();
+
+	/** Expired tickets of this reservation on their way to their waiters. */
+	final ExpiryLane lane;
 
 	int permits;
 
-	int maxQueue;
+	final int maxQueue;
 
+	/** How long a ticket may wait; 0 for no limit. */
 	final long queueTimeoutNanos;
 
 	/** Permits of this reservation currently held, by its own tasks or lent. */
@@ -40,8 +42,9 @@ final class Reservation {
 	 */
 	int borrowed;
 
-	Reservation(String name, boolean local, int permits, int maxQueue, long queueTimeoutNanos) {
+	Reservation(PathFence fence, String name, boolean local, int permits, int maxQueue, long queueTimeoutNanos) {
 		this.name = name;
+		this.lane = new ExpiryLane(fence);
 		this.local = local;
 		this.permits = permits;
 		this.maxQueue = maxQueue;

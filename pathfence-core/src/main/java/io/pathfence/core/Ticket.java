@@ -1,35 +1,65 @@
 package io.pathfence.core;
 
-import java.util.concurrent.Future;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
- * One task's claim on a permit of its path. A ticket is granted at once, queued, or
- * rejected; a queued ticket is later granted (its {@link GrantListener} is told) or
- * cancelled. A granted ticket holds one permit until {@link #release()}, which takes
- * effect exactly once however often it is called, so every way a task can end may call it
- * without double-counting.
+ * One task's claim on a permit of its path, from {@link PathFence#acquire}. Branch on
+ * {@link #admission()}. A granted ticket holds one permit until {@link #release()}, which
+ * takes effect exactly once however often it is called, so every way a task can end may
+ * call it. A queued ticket's {@link Waiter} is told when it is granted or expires, unless
+ * it is {@link #cancel() cancelled} first.
  */
 public final class Ticket {
 
 	enum State {
 
-		WAITING, GRANTED, RELEASED, CANCELLED, REJECTED
+		WAITING, GRANTED, RELEASED, CANCELLED, EXPIRED, REJECTED
 
 	}
 
-	private final PathFence fence;
+	/** The acquiring thread has not yet told the listeners that the ticket queued. */
+	private static final int QUEUED_UNREPORTED = 0;
+
+	/** The listeners have heard that the ticket queued. */
+	private static final int QUEUED_REPORTED = 1;
+
+	/**
+	 * The wait ended before the acquiring thread reported it: that thread tells of the
+	 * end too, after the start.
+	 */
+	private static final int END_LEFT_TO_ACQUIRER = 2;
+
+	private static final VarHandle REPORT;
+
+	static {
+		try {
+			REPORT = MethodHandles.lookup().findVarHandle(Ticket.class, "report", int.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	final PathFence fence;
 
 	final Reservation path;
 
-	final GrantListener listener;
+	final Waiter waiter;
 
+	/**
+	 * The listeners registered when the ticket was acquired; all its events go to them.
+	 */
+	final Listeners listeners;
+
+	/** When the ticket was acquired; 0 when nobody times it. */
 	final long createdNanos;
-
-	/** Guarded by the fence's lock. */
-	State state;
 
 	/** Set before {@link PathFence#acquire} returns the ticket and never changed. */
 	Admission admission;
+
+	/** Guarded by the fence's lock. */
+	State state;
 
 	/**
 	 * The reservation whose permit this ticket holds once granted; guarded by the fence's
@@ -37,16 +67,32 @@ public final class Ticket {
 	 */
 	Reservation owner;
 
-	/** When the permit was granted; guarded by the fence's lock. */
-	long grantedNanos;
+	/** When the wait ended, by a grant or an expiry; guarded by the fence's lock. */
+	long waitEndedNanos;
 
-	/** The pending queue timeout of a waiting ticket, cancelled once it is granted. */
-	private volatile Future<?> timeout;
+	/**
+	 * When a waiting ticket expires, on the clock of the fence; guarded by the fence's
+	 * lock.
+	 */
+	long deadline;
 
-	Ticket(PathFence fence, Reservation path, GrantListener listener, long createdNanos) {
+	/**
+	 * Neighbours in the reservation's wait queue, then in its expiry lane; guarded by the
+	 * fence's lock.
+	 */
+	Ticket previous;
+
+	Ticket next;
+
+	/** Who tells the listeners how a queued ticket's wait ended, by {@link #REPORT}. */
+	@SuppressWarnings("unused")
+	private volatile int report;
+
+	Ticket(PathFence fence, Reservation path, Waiter waiter, Listeners listeners, long createdNanos) {
 		this.fence = fence;
 		this.path = path;
-		this.listener = listener;
+		this.waiter = waiter;
+		this.listeners = listeners;
 		this.createdNanos = createdNanos;
 	}
 
@@ -60,29 +106,6 @@ public final class Ticket {
 		return this.admission;
 	}
 
-	/** Whether the ticket holds a permit now. */
-	public boolean isGranted() {
-		return this.fence.stateOf(this) == State.GRANTED;
-	}
-
-	/** Whether the ticket waits in its path's queue. */
-	public boolean isWaiting() {
-		return this.fence.stateOf(this) == State.WAITING;
-	}
-
-	/** Whether the ticket was turned away because its path's queue was full. */
-	public boolean isRejected() {
-		return this.fence.stateOf(this) == State.REJECTED;
-	}
-
-	/**
-	 * Whether the permit this ticket holds (or held) was borrowed from another
-	 * reservation.
-	 */
-	public boolean isBorrowed() {
-		return this.fence.ownerOf(this) != this.path;
-	}
-
 	/**
 	 * Gives the permit back. Returns {@code true} the one time it takes effect,
 	 * {@code false} when the ticket holds no permit (never granted, or already released).
@@ -92,50 +115,36 @@ public final class Ticket {
 	}
 
 	/**
-	 * Takes a waiting ticket out of its queue. Returns {@code false} when it no longer
-	 * waits: then it was granted in the meantime (and its listener is told, or was) or
-	 * had already ended.
+	 * Takes a waiting ticket out of its queue; its waiter hears nothing more. Returns
+	 * {@code false} when it no longer waits: it was granted or expired in the meantime
+	 * (and its waiter is told, or was), or had already ended.
 	 */
 	public boolean cancel() {
-		return this.fence.cancel(this, null);
+		return this.fence.cancel(this);
 	}
 
 	/**
-	 * Like {@link #cancel()}, and counts the ticket as rejected for
-	 * {@link RejectionReason#TIMEOUT}.
+	 * Called by the acquiring thread once the listeners heard that the ticket queued.
+	 * Returns {@code true} when the wait has ended meanwhile and the news is left to this
+	 * thread.
 	 */
-	public boolean expire() {
-		return this.fence.cancel(this, RejectionReason.TIMEOUT);
+	boolean queuedReported() {
+		return !this.listeners.isEmpty() && !REPORT.compareAndSet(this, QUEUED_UNREPORTED, QUEUED_REPORTED);
 	}
 
 	/**
-	 * How long this ticket's path lets a task wait for a permit, in nanoseconds; 0 for no
-	 * limit.
+	 * Called by whoever ended the wait before telling of it. Returns {@code false} when
+	 * the acquiring thread has not yet told the listeners that the ticket queued: it will
+	 * tell of the end itself, right after.
 	 */
-	public long queueTimeoutNanos() {
-		return this.fence.queueTimeoutOf(this);
-	}
-
-	/**
-	 * Keeps the {@link WaitTimer} handle of this ticket's queue timeout, for
-	 * {@link #cancelTimeout()}.
-	 */
-	public void attachTimeout(Future<?> timeout) {
-		this.timeout = timeout;
-	}
-
-	/** Cancels a pending queue timeout: a granted ticket needs none. */
-	public void cancelTimeout() {
-		Future<?> pending = this.timeout;
-		if (pending != null) {
-			this.timeout = null;
-			pending.cancel(false);
-		}
+	boolean mayTellOfEnd() {
+		return this.listeners.isEmpty() || (int) REPORT.getVolatile(this) != QUEUED_UNREPORTED
+				|| !REPORT.compareAndSet(this, QUEUED_UNREPORTED, END_LEFT_TO_ACQUIRER);
 	}
 
 	@Override
 	public String toString() {
-		return "Ticket[" + this.path.name + ", " + this.fence.stateOf(this) + "]";
+		return "Ticket[" + this.path.name + ", " + this.admission + "]";
 	}
 
 }

@@ -1,8 +1,7 @@
 package io.pathfence.autoconfigure;
 
-import java.util.List;
-
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -14,8 +13,8 @@ import org.springframework.context.annotation.Role;
 import org.springframework.beans.factory.config.BeanDefinition;
 
 import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFenceBuilder;
 import io.pathfence.core.PathFenceListener;
-import io.pathfence.core.WaitTimer;
 import io.pathfence.task.FencedPathAdvisingPostProcessor;
 
 /**
@@ -32,20 +31,24 @@ import io.pathfence.task.FencedPathAdvisingPostProcessor;
 		PathFenceExecutorConfigurations.VirtualThreadsConfiguration.class, PathFenceTuningConfiguration.class })
 public final class PathFenceAutoConfiguration {
 
+	/** The fence; closing it with the context ends its timer and any wait left. */
 	@Bean
 	@ConditionalOnMissingBean
-	PathFence pathFence(PathFenceProperties properties, ObjectProvider<PathFenceListener> listeners,
-			ObjectProvider<PathFenceCustomizer> customizers) {
-		List<PathFenceListener> all = listeners.orderedStream().toList();
-		PathFence.Builder builder = PathFenceFactory.builder(properties).listener(CompositePathFenceListener.of(all));
+	PathFence pathFence(PathFenceProperties properties, ObjectProvider<PathFenceCustomizer> customizers) {
+		PathFenceBuilder builder = PathFenceFactory.builder(properties);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();
 	}
 
-	@Bean(destroyMethod = "close")
-	@ConditionalOnMissingBean
-	WaitTimer pathFenceWaitTimer() {
-		return new WaitTimer();
+	/**
+	 * Registers every {@link PathFenceListener} bean (meters, the tuner, the
+	 * application's) with the fence once all beans exist, before the server takes
+	 * requests: a listener may need the fence itself, as the tuner does.
+	 */
+	@Bean
+	static SmartInitializingSingleton pathFenceListenerRegistration(ObjectProvider<PathFence> fence,
+			ObjectProvider<PathFenceListener> listeners) {
+		return () -> fence.ifAvailable((built) -> listeners.orderedStream().forEach(built::addListener));
 	}
 
 	@Bean

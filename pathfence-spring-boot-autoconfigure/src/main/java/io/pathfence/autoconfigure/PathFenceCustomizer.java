@@ -1,6 +1,6 @@
 package io.pathfence.autoconfigure;
 
-import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFenceBuilder;
 
 /**
  * Adjusts the fence the auto-configuration builds from {@code pathfence.*}, without
@@ -17,6 +17,6 @@ public interface PathFenceCustomizer {
 	 * Adjusts the builder, which already holds what the properties describe.
 	 * @param builder the fence's builder
 	 */
-	void customize(PathFence.Builder builder);
+	void customize(PathFenceBuilder builder);
 
 }

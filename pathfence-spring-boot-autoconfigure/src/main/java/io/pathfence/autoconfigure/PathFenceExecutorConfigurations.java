@@ -14,11 +14,10 @@ import org.springframework.context.annotation.Lazy;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.scheduling.annotation.AsyncAnnotationBeanPostProcessor;
-import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 import io.pathfence.core.PathFence;
-import io.pathfence.core.WaitTimer;
 import io.pathfence.task.PathFenceTaskExecutor;
+import io.pathfence.task.PathFenceWorkers;
 
 /**
  * The path-fenced {@code applicationTaskExecutor}, over platform threads or virtual
@@ -38,40 +37,31 @@ final class PathFenceExecutorConfigurations {
 		/**
 		 * The workers come from Boot's {@link ThreadPoolTaskExecutorBuilder} when there
 		 * is one, so {@code spring.task.execution.shutdown.*} (by default, as for Boot's
-		 * own executor, running tasks are not awaited at shutdown) and the application's
-		 * {@code ThreadPoolTaskExecutorCustomizer}s apply; the sizes, the queue and the
-		 * decorator stay the fence's.
+		 * own executor, running tasks are interrupted, not awaited, at shutdown) and the
+		 * application's {@code ThreadPoolTaskExecutorCustomizer}s apply; the sizes, the
+		 * queue and the decorator stay the fence's.
 		 */
 		@Lazy
 		@Bean(name = { TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME,
 				AsyncAnnotationBeanPostProcessor.DEFAULT_TASK_EXECUTOR_BEAN_NAME })
-		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, WaitTimer waitTimer,
-				PathFenceProperties properties, ObjectProvider<TaskDecorator> taskDecorator,
-				ObjectProvider<ThreadPoolTaskExecutorBuilder> builder) {
-			ThreadPoolTaskExecutor workers = builder.getIfAvailable(ThreadPoolTaskExecutorBuilder::new)
-				// Every permit must find a thread at once: the fence, not the pool's
-				// queue, decides who waits. The
-				// queue only bridges the moment between a permit's release and its
-				// thread's return to the pool.
-				.corePoolSize(properties.getPoolSize())
-				.maxPoolSize(properties.getPoolSize())
-				.queueCapacity(Integer.MAX_VALUE)
-				.allowCoreThreadTimeOut(true)
+		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, PathFenceProperties properties,
+				ObjectProvider<TaskDecorator> taskDecorator, ObjectProvider<ThreadPoolTaskExecutorBuilder> builder) {
+			PathFenceWorkers workers = builder.getIfAvailable(ThreadPoolTaskExecutorBuilder::new)
 				.threadNamePrefix("pathfence-")
-				// The fence decorates each task on the submitting thread; decorating
-				// again on a worker would
-				// capture the context of whichever thread freed the permit.
-				.taskDecorator(null)
-				.build();
+				.allowCoreThreadTimeOut(true)
+				.configure(new PathFenceWorkers());
 			// The builder applies the application's customizers last; whatever they set,
-			// these stay the fence's.
+			// these stay the fence's. Every permit must find a thread at once: the fence,
+			// not the pool's queue, decides who waits. Up to as many threads again serve
+			// the dependents of CompletableFutures, which run after their task gave its
+			// permit back, so that the next task never waits for them.
 			workers.setCorePoolSize(properties.getPoolSize());
-			workers.setMaxPoolSize(properties.getPoolSize());
-			workers.setQueueCapacity(Integer.MAX_VALUE);
+			workers.setMaxPoolSize(2 * properties.getPoolSize());
+			// The fence decorates each task on the submitting thread; decorating again on
+			// a worker would capture the context of whichever thread freed the permit.
 			workers.setTaskDecorator(null);
 			workers.initialize();
-			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, decorator(taskDecorator),
-					workers::shutdown);
+			return new ManagedPathFenceTaskExecutor(fence, workers, decorator(taskDecorator), workers::shutdown);
 		}
 
 	}
@@ -84,15 +74,13 @@ final class PathFenceExecutorConfigurations {
 		@Lazy
 		@Bean(name = { TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME,
 				AsyncAnnotationBeanPostProcessor.DEFAULT_TASK_EXECUTOR_BEAN_NAME })
-		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, WaitTimer waitTimer,
-				ObjectProvider<TaskDecorator> taskDecorator) {
+		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, ObjectProvider<TaskDecorator> taskDecorator) {
 			// Virtual threads are cheap, so the permits alone bound the concurrency of
 			// each path.
 			SimpleAsyncTaskExecutor workers = new SimpleAsyncTaskExecutor("pathfence-");
 			workers.setVirtualThreads(true);
 			workers.setTaskTerminationTimeout(10_000);
-			return new ManagedPathFenceTaskExecutor(fence, workers, waitTimer, decorator(taskDecorator),
-					workers::close);
+			return new ManagedPathFenceTaskExecutor(fence, workers, decorator(taskDecorator), workers::close);
 		}
 
 	}
@@ -106,21 +94,25 @@ final class PathFenceExecutorConfigurations {
 		return (all.size() == 1) ? all.get(0) : new org.springframework.core.task.support.CompositeTaskDecorator(all);
 	}
 
-	/** Shuts the workers down with the context. */
+	/**
+	 * Shuts down with the context: tasks that have not started are cancelled, then the
+	 * workers shut down as configured.
+	 */
 	static final class ManagedPathFenceTaskExecutor extends PathFenceTaskExecutor
 			implements org.springframework.beans.factory.DisposableBean {
 
-		private final Runnable shutdown;
+		private final Runnable workersShutdown;
 
-		ManagedPathFenceTaskExecutor(PathFence fence, Executor workers, WaitTimer waitTimer, TaskDecorator decorator,
-				Runnable shutdown) {
-			super(fence, workers, waitTimer, decorator);
-			this.shutdown = shutdown;
+		ManagedPathFenceTaskExecutor(PathFence fence, Executor workers, TaskDecorator decorator,
+				Runnable workersShutdown) {
+			super(fence, workers, decorator);
+			this.workersShutdown = workersShutdown;
 		}
 
 		@Override
 		public void destroy() {
-			this.shutdown.run();
+			shutdown();
+			this.workersShutdown.run();
 		}
 
 	}

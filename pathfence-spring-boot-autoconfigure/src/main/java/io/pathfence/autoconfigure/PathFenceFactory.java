@@ -6,6 +6,7 @@ import java.util.regex.Pattern;
 
 import io.pathfence.core.InvalidPathFenceConfigurationException;
 import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFenceBuilder;
 
 /**
  * Checks {@link PathFenceProperties} and describes the {@link PathFence} they configure.
@@ -20,8 +21,8 @@ final class PathFenceFactory {
 	}
 
 	/** A builder of the fence that checked properties describe. */
-	static PathFence.Builder builder(PathFenceProperties properties) {
-		PathFence.Builder builder = PathFence.builder(properties.getPoolSize());
+	static PathFenceBuilder builder(PathFenceProperties properties) {
+		PathFenceBuilder builder = PathFence.builder(properties.getPoolSize());
 		properties.getPaths()
 			.forEach((name, path) -> builder.path(name, path.getPermits(), path.getMaxQueue(), path.getQueueTimeout()));
 		PathFenceProperties.Local local = properties.getLocal();
@@ -31,6 +32,7 @@ final class PathFenceFactory {
 		else {
 			builder.localQueue(local.getMaxQueue(), local.getQueueTimeout());
 		}
+		builder.localPriority(local.getPriority());
 		return builder;
 	}
 
@@ -50,7 +52,7 @@ final class PathFenceFactory {
 			PathFenceProperties.Path path = entry.getValue();
 			nonNegative(prefix + ".permits", path.getPermits());
 			nonNegative(prefix + ".max-queue", path.getMaxQueue());
-			nonNegative(prefix + ".queue-timeout", path.getQueueTimeout());
+			queueTimeout(prefix + ".queue-timeout", path.getQueueTimeout());
 			for (String method : path.getMethods()) {
 				if (method == null || !method.matches("[A-Z]+")) {
 					throw new InvalidPathFenceConfigurationException(prefix + ".methods", method,
@@ -77,7 +79,11 @@ final class PathFenceFactory {
 			}
 		}
 		nonNegative("pathfence.local.max-queue", local.getMaxQueue());
-		nonNegative("pathfence.local.queue-timeout", local.getQueueTimeout());
+		queueTimeout("pathfence.local.queue-timeout", local.getQueueTimeout());
+		if (local.getPriority() == null) {
+			throw new InvalidPathFenceConfigurationException("pathfence.local.priority", null,
+					"idle-permits (the default) or strict");
+		}
 		checkTuning(properties.getTuning(), properties.getPoolSize());
 		if (properties.getRetryAfter() == null || properties.getRetryAfter().isNegative()) {
 			throw new InvalidPathFenceConfigurationException("pathfence.retry-after", properties.getRetryAfter(),
@@ -133,6 +139,15 @@ final class PathFenceFactory {
 	private static void nonNegative(String property, int value) {
 		if (value < 0) {
 			throw new InvalidPathFenceConfigurationException(property, value, "a whole number of 0 or more");
+		}
+	}
+
+	/** The fence times waits in nanoseconds of a {@code long}. */
+	private static void queueTimeout(String property, Duration value) {
+		Duration longest = Duration.ofNanos(Long.MAX_VALUE);
+		if (value == null || value.isNegative() || value.compareTo(longest) > 0) {
+			throw new InvalidPathFenceConfigurationException(property, value,
+					"a duration from 0 (no limit) to " + longest);
 		}
 	}
 

@@ -1,8 +1,5 @@
 package io.pathfence.autoconfigure;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,8 +18,9 @@ import io.pathfence.core.PathFence;
 import io.pathfence.tuning.PathTuner;
 
 /**
- * PathFence's meters, when Micrometer has a registry. Runs before the core
- * auto-configuration so the metrics listener is there when the fence is built.
+ * PathFence's meters, when Micrometer has a registry. The metrics listener meters the
+ * fence's paths and, like every {@code PathFenceListener} bean, joins the fence once all
+ * beans exist.
  */
 @AutoConfiguration(before = PathFenceAutoConfiguration.class,
 		after = { MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
@@ -33,10 +31,9 @@ import io.pathfence.tuning.PathTuner;
 public final class PathFenceMetricsAutoConfiguration {
 
 	@Bean
-	PathFenceMetricsListener pathFenceMetricsListener(MeterRegistry registry, PathFenceProperties properties) {
-		List<String> paths = new ArrayList<>(properties.getPaths().keySet());
-		paths.add(PathFence.LOCAL);
-		return new PathFenceMetricsListener(registry, paths);
+	PathFenceMetricsListener pathFenceMetricsListener(MeterRegistry registry, PathFence fence) {
+		// The fence's paths: those a PathFenceCustomizer added are metered too.
+		return new PathFenceMetricsListener(registry, fence.pathNames());
 	}
 
 	@Bean

@@ -9,6 +9,8 @@ import java.util.Map;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import io.pathfence.core.LocalPriority;
+
 /**
  * Configuration of PathFence: how the service's worker threads are split into path
  * reservations. Checked once, as soon as it is bound, so every bean that reads it can
@@ -210,6 +212,14 @@ public class PathFenceProperties implements InitializingBean {
 		 */
 		private Duration queueTimeout = Duration.ofMillis(500);
 
+		/**
+		 * Who gets a path's released permit when local requests or tasks wait too.
+		 * idle-permits: the path's own waiting requests first; local work takes only
+		 * permits no request of the path waits for. strict: local work first, as in the
+		 * paper, even while the path's own requests wait.
+		 */
+		private LocalPriority priority = LocalPriority.IDLE_PERMITS;
+
 		public Integer getPermits() {
 			return this.permits;
 		}
@@ -232,6 +242,14 @@ public class PathFenceProperties implements InitializingBean {
 
 		public void setQueueTimeout(Duration queueTimeout) {
 			this.queueTimeout = queueTimeout;
+		}
+
+		public LocalPriority getPriority() {
+			return this.priority;
+		}
+
+		public void setPriority(LocalPriority priority) {
+			this.priority = priority;
 		}
 
 	}

@@ -2,9 +2,8 @@ package io.pathfence.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.List;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -26,16 +25,16 @@ class PathFenceTuningConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PathTuner pathTuner(PathFenceProperties properties, ObjectProvider<PathFence> fence) {
+	PathTuner pathTuner(PathFenceProperties properties, PathFence fence) {
 		PathFenceProperties.Tuning tuning = properties.getTuning();
 		SctConfig config = SctConfig.builder().interval(tuning.getInterval()).window(tuning.getWindow()).build();
 		int maxPermits = (tuning.getMaxPermits() != null) ? tuning.getMaxPermits() : properties.getPoolSize();
 		ReservationStep step = new ReservationStep(tuning.getMinPermits(), maxPermits, tuning.getMaxStep(),
 				tuning.getHysteresis());
-		// The fence is built with this tuner as one of its listeners, so it is looked up
-		// only when deciding.
-		return new PathTuner(fence::getObject, new ArrayList<>(properties.getPaths().keySet()), config, step,
-				tuning.getLocalFloor(), System::nanoTime, Clock.systemUTC());
+		// As a listener bean, the tuner is registered with the fence once all beans
+		// exist.
+		List<String> paths = fence.pathNames().stream().filter((path) -> !PathFence.LOCAL.equals(path)).toList();
+		return new PathTuner(fence, paths, config, step, tuning.getLocalFloor(), System::nanoTime, Clock.systemUTC());
 	}
 
 	@Bean

@@ -20,7 +20,6 @@ import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 import io.pathfence.core.PathFence;
-import io.pathfence.core.WaitTimer;
 import io.pathfence.task.FencedPathAdvisingPostProcessor;
 import io.pathfence.web.FencedHandlers;
 import io.pathfence.web.PathFenceFilter;
@@ -71,10 +70,10 @@ public final class PathFenceWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "pathFenceFilterRegistration")
 	FilterRegistrationBean<PathFenceFilter> pathFenceFilterRegistration(PathFence fence, RequestClassifier classifier,
-			WaitTimer waitTimer, PathFenceProperties properties, ObjectProvider<HandlerMapping> handlerMappings) {
+			PathFenceProperties properties, ObjectProvider<HandlerMapping> handlerMappings) {
 		RejectionRoute rejectionRoute = new RejectionRoute(() -> handlerMappings.orderedStream().toList());
 		FilterRegistrationBean<PathFenceFilter> registration = new FilterRegistrationBean<>(
-				new PathFenceFilter(fence, classifier, waitTimer, properties.getRetryAfter(), rejectionRoute));
+				new PathFenceFilter(fence, classifier, properties.getRetryAfter(), rejectionRoute));
 		registration.setName("pathFenceFilter");
 		registration.setAsyncSupported(true);
 		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);

@@ -1,5 +1,6 @@
 package io.pathfence.task;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -18,11 +19,10 @@ import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.TaskRejectedException;
 import org.springframework.util.Assert;
 
-import io.pathfence.core.Admission;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.RejectionReason;
 import io.pathfence.core.Ticket;
-import io.pathfence.core.WaitTimer;
+import io.pathfence.core.Waiter;
 
 /**
  * An {@link AsyncTaskExecutor} whose worker threads are fenced by path: a task runs only
@@ -33,6 +33,17 @@ import io.pathfence.core.WaitTimer;
  * The {@link TaskDecorator} is applied when the task is submitted, on the submitting
  * thread, so context such as the MDC and the current observation is captured there, not
  * on whichever thread later frees the permit.
+ * <p>
+ * Where code runs: a task runs on a worker. A worker that finishes a task takes the next
+ * task its permit goes to itself, except after a task with a {@link CompletableFuture}:
+ * its dependents run on the worker after the permit was given back, and the next task is
+ * handed to another worker so that it does not wait for them. A task that waits past its
+ * queue timeout fails on the fence's expiry thread of its path; the dependents of its
+ * {@code CompletableFuture} run on a worker. A worker clears its interrupt status between
+ * tasks, as a thread pool does.
+ * <p>
+ * {@link #shutdown()} refuses new tasks and cancels those that have not started; running
+ * tasks are left to the workers' own shutdown.
  */
 public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
@@ -42,25 +53,23 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	private final Executor workers;
 
-	private final WaitTimer waitTimer;
-
 	private final TaskDecorator taskDecorator;
 
+	private volatile boolean shutdown;
+
 	/**
-	 * @param fence the reservations
+	 * @param fence the reservations, which also time the waits
 	 * @param workers the threads that run granted tasks; they must be able to run as many
 	 * tasks at once as the fence's pool has permits, or granted tasks wait again in the
-	 * workers' own queue
-	 * @param waitTimer expires tasks that wait past their path's queue timeout
+	 * workers' own queue. Tasks they drop at shutdown must be handed to
+	 * {@link #abandon(Runnable)}, as {@link PathFenceWorkers} does
 	 * @param taskDecorator decorates each task on the submitting thread, or {@code null}
 	 */
-	public PathFenceTaskExecutor(PathFence fence, Executor workers, WaitTimer waitTimer, TaskDecorator taskDecorator) {
+	public PathFenceTaskExecutor(PathFence fence, Executor workers, TaskDecorator taskDecorator) {
 		Assert.notNull(fence, "fence must not be null");
 		Assert.notNull(workers, "workers must not be null");
-		Assert.notNull(waitTimer, "waitTimer must not be null");
 		this.fence = fence;
 		this.workers = workers;
-		this.waitTimer = waitTimer;
 		this.taskDecorator = taskDecorator;
 	}
 
@@ -100,6 +109,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	/**
 	 * Runs {@code task} on a permit of {@code path}.
 	 * @throws PathRejectedException if the path's queue is full
+	 * @throws TaskRejectedException if the executor or its fence is shut down
 	 * @throws IllegalArgumentException if the path is unknown
 	 */
 	public void execute(String path, Runnable task) {
@@ -133,44 +143,66 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		return result;
 	}
 
+	/**
+	 * Refuses new tasks and cancels every task of this executor that waits for a permit;
+	 * a granted task that has not started yet is cancelled when a worker would start it.
+	 * Running tasks are not touched: the workers' own shutdown interrupts or awaits them.
+	 */
+	public void shutdown() {
+		this.shutdown = true;
+		List<Waiter> withdrawn = this.fence
+			.cancelWaiting((waiter) -> waiter instanceof FencedRun run && run.executor() == this);
+		for (Waiter waiter : withdrawn) {
+			((FencedRun) waiter).cancelFuture();
+		}
+		if (!withdrawn.isEmpty()) {
+			logger.info("Cancelled " + withdrawn.size() + " tasks that were waiting for a permit at shutdown");
+		}
+	}
+
+	/**
+	 * Cancels a granted task that the workers took but will not run (they shut down): its
+	 * permit goes back and its future is cancelled. Returns whether it was a task of a
+	 * {@code PathFenceTaskExecutor}.
+	 */
+	public static boolean abandon(Runnable task) {
+		if (task instanceof FencedRun run) {
+			run.abandon();
+			return true;
+		}
+		return false;
+	}
+
 	private void admit(String path, Runnable task, FencedFuture<?> future) {
+		if (this.shutdown) {
+			throw new TaskRejectedException("Executor is shut down; a task of path '" + path + "' is refused");
+		}
 		Runnable decorated = (this.taskDecorator != null) ? this.taskDecorator.decorate(task) : task;
-		Ticket ticket = this.fence.acquire(path, (granted) -> {
-			if (!dispatch(new FencedRun(granted, decorated, future))) {
-				// The fence gives the permit back and on to the next waiter, in a loop of
-				// its own: releasing here
-				// would recurse once per queued task while the workers refuse them all.
-				throw new TaskRejectedException("Workers of path '" + path + "' did not accept a granted task");
-			}
-		});
-		Admission admission = ticket.admission();
-		if (admission == Admission.GRANTED) {
-			if (!dispatch(new FencedRun(ticket, decorated, future))) {
-				ticket.release();
-				throw new TaskRejectedException("Workers of path '" + path + "' did not accept the task");
-			}
+		FencedRun run = new FencedRun(path, decorated, future);
+		Ticket ticket;
+		try {
+			ticket = this.fence.acquire(path, run);
 		}
-		else if (admission == Admission.REJECTED) {
-			throw new PathRejectedException(path, RejectionReason.QUEUE_FULL);
+		catch (IllegalStateException ex) {
+			throw new TaskRejectedException("The fence is closed; a task of path '" + path + "' is refused", ex);
 		}
-		else {
-			if (future != null) {
-				future.waitingOn(ticket);
+		switch (ticket.admission()) {
+			case GRANTED -> {
+				run.ticket = ticket;
+				if (!dispatch(run)) {
+					ticket.release();
+					throw new TaskRejectedException("Workers of path '" + path + "' did not accept the task");
+				}
 			}
-			Future<?> timeout = this.waitTimer.expireLater(ticket, () -> {
+			case REJECTED -> throw new PathRejectedException(path, RejectionReason.QUEUE_FULL);
+			case QUEUED -> {
 				if (future != null) {
-					future.reject(RejectionReason.TIMEOUT);
+					future.waitingOn(ticket);
 				}
-				else {
-					// Nobody holds a future of an execute() task (or an @Async void
-					// method): say it was dropped.
-					logger.warn("A task of path '" + path + "' waited past its queue timeout and was dropped");
+				// A shutdown that swept the queues just before this task joined one.
+				if (this.shutdown && ticket.cancel()) {
+					throw new TaskRejectedException("Executor is shut down; a task of path '" + path + "' is refused");
 				}
-			});
-			if (timeout != null) {
-				// Granted tasks need no timeout; keep the timer from holding them until
-				// it fires.
-				ticket.attachTimeout(timeout);
 			}
 		}
 	}
@@ -183,7 +215,6 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	 * fails, and the caller gives the permit back.
 	 */
 	private boolean dispatch(FencedRun run) {
-		run.ticket.cancelTimeout();
 		Successor successor = this.successor.get();
 		if (successor.open && successor.next == null) {
 			successor.next = run;
@@ -199,7 +230,8 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		}
 		catch (RejectedExecutionException ex) {
 			if (run.future != null) {
-				run.future.reject(RejectionReason.QUEUE_FULL);
+				run.future.setException(new TaskRejectedException(
+						"Workers of path '" + run.path + "' refused a granted task: they are shut down", ex));
 			}
 			return false;
 		}
@@ -235,19 +267,62 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	private final ThreadLocal<Successor> successor = ThreadLocal.withInitial(Successor::new);
 
-	/** A granted task: runs under its path on a worker, then gives its permit back. */
-	private final class FencedRun implements Runnable {
+	/**
+	 * A task on its way through the fence: it waits for its grant or its expiry, then
+	 * runs under its path on a worker and gives its permit back.
+	 */
+	final class FencedRun implements Runnable, Waiter {
 
-		final Ticket ticket;
+		final String path;
 
 		final Runnable task;
 
 		final FencedFuture<?> future;
 
-		FencedRun(Ticket ticket, Runnable task, FencedFuture<?> future) {
-			this.ticket = ticket;
+		/** Set when granted, before the task is handed to a worker. */
+		Ticket ticket;
+
+		FencedRun(String path, Runnable task, FencedFuture<?> future) {
+			this.path = path;
 			this.task = task;
 			this.future = future;
+		}
+
+		PathFenceTaskExecutor executor() {
+			return PathFenceTaskExecutor.this;
+		}
+
+		@Override
+		public void granted(Ticket granted) {
+			this.ticket = granted;
+			if (!dispatch(this)) {
+				// The fence gives the permit back and on to the next waiter, in a loop of
+				// its own: releasing here would recurse once per queued task while the
+				// workers refuse them all.
+				throw new TaskRejectedException("Workers of path '" + this.path + "' did not accept a granted task");
+			}
+		}
+
+		@Override
+		public void expired(Ticket expired) {
+			if (this.future == null) {
+				// Nobody holds a future of an execute() task (or an @Async void method):
+				// say it was dropped.
+				logger.warn("A task of path '" + this.path + "' waited past its queue timeout and was dropped");
+			}
+			else if (this.future.completion == null) {
+				this.future.reject(RejectionReason.TIMEOUT);
+			}
+			else {
+				// The dependents of a CompletableFuture are the application's code: they
+				// run on a worker, not on the fence's expiry thread.
+				try {
+					PathFenceTaskExecutor.this.workers.execute(() -> this.future.reject(RejectionReason.TIMEOUT));
+				}
+				catch (RejectedExecutionException ex) {
+					this.future.reject(RejectionReason.TIMEOUT);
+				}
+			}
 		}
 
 		@Override
@@ -256,21 +331,28 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			FencedRun current = this;
 			try {
 				while (current != null) {
-					current.runOnce();
+					if (PathFenceTaskExecutor.this.shutdown) {
+						current.abandon();
+					}
+					else {
+						current.runOnce();
+					}
 					current = successor.next;
 					successor.next = null;
+					// As a thread pool does: a task that interrupted itself, or was
+					// cancelled while running, does not pass its interrupt on.
+					Thread.interrupted();
 				}
 			}
 			finally {
 				// A plain Runnable that threw leaves this loop (and, in a thread pool,
-				// its thread) with the task its
-				// permit was just granted to still parked here: hand that one to the
-				// workers, or it never runs and
-				// its permit stays held for good.
+				// its thread) with the task its permit was just granted to still parked
+				// here: hand that one to the workers, or it never runs and its permit
+				// stays held for good.
 				FencedRun parked = successor.next;
 				successor.next = null;
 				if (parked != null && !toWorkers(parked)) {
-					logger.warn("Workers refused a granted task of path '" + parked.ticket.path() + "'; it is dropped");
+					logger.warn("Workers refused a granted task of path '" + parked.path + "'; it is dropped");
 					parked.ticket.release();
 				}
 			}
@@ -282,13 +364,28 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				// on it can submit again.
 				this.future.holding(this.ticket);
 			}
-			String previous = CurrentPath.enter(this.ticket.path());
+			String previous = CurrentPath.enter(this.path);
 			try {
 				this.task.run();
 			}
 			finally {
 				CurrentPath.restore(previous);
 				releaseOnWorker(this.ticket);
+			}
+		}
+
+		/**
+		 * A granted task that will not run: its permit goes back, its future is
+		 * cancelled.
+		 */
+		void abandon() {
+			this.ticket.release();
+			cancelFuture();
+		}
+
+		void cancelFuture() {
+			if (this.future != null) {
+				this.future.cancel(false);
 			}
 		}
 
@@ -303,7 +400,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 		private final String path;
 
-		private final CompletableFuture<T> completion;
+		final CompletableFuture<T> completion;
 
 		private volatile Ticket ticket;
 
@@ -373,8 +470,17 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 		private void givePermitBack() {
 			Ticket held = this.ticket;
-			if (held != null) {
+			if (held == null) {
+				return;
+			}
+			if (this.completion == null) {
 				releaseOnWorker(held);
+			}
+			else {
+				// The dependents of the CompletableFuture run on this worker next: the
+				// task the permit goes to must not wait for them, so another worker takes
+				// it.
+				held.release();
 			}
 		}
 

@@ -8,7 +8,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFenceListener;
@@ -23,15 +22,15 @@ import io.pathfence.sct.Verdict;
 
 /**
  * Sizes each path's reservation online with the SCT model. As a {@link PathFenceListener}
- * it feeds every path's arrivals, departures and waits to an SCT recorder (no allocation
- * per task); each {@link #decide()} analyses the latest window of samples of every path
- * and resizes the reservation through the {@link ReservationStep} guards. The local
- * reservation is never tuned: it serves work that calls no downstream, and it keeps what
- * the paths leave of the pool.
+ * registered with the fence it feeds every path's arrivals, departures and waits to an
+ * SCT recorder (no allocation per task); each {@link #decide()} analyses the latest
+ * window of samples of every path and resizes the reservation through the
+ * {@link ReservationStep} guards. The local reservation is never tuned: it serves work
+ * that calls no downstream, and it keeps what the paths leave of the pool.
  */
 public class PathTuner implements PathFenceListener {
 
-	private final Supplier<PathFence> fence;
+	private final PathFence fence;
 
 	private final SctConfig config;
 
@@ -56,8 +55,8 @@ public class PathTuner implements PathFenceListener {
 	private final Map<String, AtomicLongArray> decisionCounts = new LinkedHashMap<>();
 
 	/**
-	 * @param fence the fence whose reservations are tuned; looked up at the first
-	 * decision, since the fence itself is built with this listener
+	 * @param fence the fence whose reservations are tuned; register the tuner with it as
+	 * a listener ({@link PathFence#addListener})
 	 * @param paths the tuned paths
 	 * @param config the SCT model's interval and window
 	 * @param step the guards on each resize
@@ -67,8 +66,8 @@ public class PathTuner implements PathFenceListener {
 	 * production
 	 * @param clock the wall clock that stamps decisions
 	 */
-	public PathTuner(Supplier<PathFence> fence, List<String> paths, SctConfig config, ReservationStep step,
-			int localFloor, LongSupplier nanoClock, Clock clock) {
+	public PathTuner(PathFence fence, List<String> paths, SctConfig config, ReservationStep step, int localFloor,
+			LongSupplier nanoClock, Clock clock) {
 		this.fence = fence;
 		this.config = config;
 		this.analyzer = Sct.analyzer(config);
@@ -124,7 +123,7 @@ public class PathTuner implements PathFenceListener {
 	 * decisions.
 	 */
 	public Map<String, TuningDecision> decide() {
-		PathFence target = this.fence.get();
+		PathFence target = this.fence;
 		long now = this.nanoClock.getAsLong();
 		for (Map.Entry<String, ConcurrencyRecorder> entry : this.recorders.entrySet()) {
 			String path = entry.getKey();

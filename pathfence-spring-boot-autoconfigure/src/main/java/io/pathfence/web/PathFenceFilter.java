@@ -2,7 +2,6 @@ package io.pathfence.web;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.Future;
 
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
@@ -20,7 +19,7 @@ import org.apache.commons.logging.LogFactory;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.RejectionReason;
 import io.pathfence.core.Ticket;
-import io.pathfence.core.WaitTimer;
+import io.pathfence.core.Waiter;
 import io.pathfence.task.CurrentPath;
 
 /**
@@ -50,25 +49,22 @@ public class PathFenceFilter implements Filter {
 
 	private final RequestClassifier classifier;
 
-	private final WaitTimer waitTimer;
-
 	private final Duration retryAfter;
 
 	private final RejectionRoute rejectionRoute;
 
-	public PathFenceFilter(PathFence fence, RequestClassifier classifier, WaitTimer waitTimer, Duration retryAfter) {
-		this(fence, classifier, waitTimer, retryAfter, RejectionRoute.NONE);
+	public PathFenceFilter(PathFence fence, RequestClassifier classifier, Duration retryAfter) {
+		this(fence, classifier, retryAfter, RejectionRoute.NONE);
 	}
 
 	/**
 	 * @param rejectionRoute attributes a rejected request to its handler's route pattern
 	 * in {@code http.server.requests}
 	 */
-	public PathFenceFilter(PathFence fence, RequestClassifier classifier, WaitTimer waitTimer, Duration retryAfter,
+	public PathFenceFilter(PathFence fence, RequestClassifier classifier, Duration retryAfter,
 			RejectionRoute rejectionRoute) {
 		this.fence = fence;
 		this.classifier = classifier;
-		this.waitTimer = waitTimer;
 		this.retryAfter = retryAfter;
 		this.rejectionRoute = rejectionRoute;
 	}
@@ -131,25 +127,19 @@ public class PathFenceFilter implements Filter {
 			throw new IllegalStateException("PathFence needs async support on every filter and servlet of "
 					+ request.getRequestURI() + " to queue requests without holding threads", ex);
 		}
-		long timeoutMillis = Duration.ofNanos(ticket.queueTimeoutNanos()).toMillis();
+		long timeoutMillis = this.fence.queueTimeout(ticket.path()).toMillis();
 		async.setTimeout((timeoutMillis > 0) ? timeoutMillis + CONTAINER_TIMEOUT_MARGIN_MILLIS : 0);
 		parked.waitingOn(ticket);
 		async.addListener(parked);
 		parked.suspended(async);
-		Future<?> timeout = this.waitTimer.expireLater(ticket, () -> parked.reject(RejectionReason.TIMEOUT));
-		if (timeout != null) {
-			ticket.attachTimeout(timeout);
-			if (!ticket.isWaiting()) {
-				ticket.cancelTimeout();
-			}
-		}
 	}
 
 	/**
-	 * A request waiting for its permit. The grant can come from any thread, even before
-	 * the request is suspended; whichever of the two happens last dispatches it.
+	 * A request waiting for its permit. The fence may grant it or expire it from any
+	 * thread, even before the request is suspended; whichever of the two happens last
+	 * dispatches or answers it.
 	 */
-	private final class ParkedRequest implements io.pathfence.core.GrantListener, jakarta.servlet.AsyncListener {
+	private final class ParkedRequest implements Waiter, jakarta.servlet.AsyncListener {
 
 		private final HttpServletRequest request;
 
@@ -161,23 +151,30 @@ public class PathFenceFilter implements Filter {
 
 		private boolean granted;
 
+		private boolean expired;
+
 		ParkedRequest(HttpServletRequest request, String path) {
 			this.request = request;
 			this.path = path;
 		}
 
-		synchronized void waitingOn(Ticket ticket) {
+		void waitingOn(Ticket ticket) {
 			this.ticket = ticket;
 		}
 
 		void suspended(AsyncContext async) {
 			boolean dispatchNow;
+			boolean rejectNow;
 			synchronized (this) {
 				this.async = async;
 				dispatchNow = this.granted;
+				rejectNow = this.expired;
 			}
 			if (dispatchNow) {
 				dispatch();
+			}
+			else if (rejectNow) {
+				reject(RejectionReason.TIMEOUT);
 			}
 		}
 
@@ -193,27 +190,37 @@ public class PathFenceFilter implements Filter {
 			dispatch();
 		}
 
+		@Override
+		public void expired(Ticket expiredTicket) {
+			synchronized (this) {
+				this.ticket = expiredTicket;
+				this.expired = true;
+				if (this.async == null) {
+					return;
+				}
+			}
+			reject(RejectionReason.TIMEOUT);
+		}
+
 		private void dispatch() {
-			this.ticket.cancelTimeout();
 			try {
 				this.request.setAttribute(GRANTED_TICKET, this.ticket);
 				this.async.dispatch();
 			}
 			catch (IllegalStateException ex) {
 				// The request ended (the client went away, the container timed it out)
-				// while it waited, and the
-				// container may have recycled it already: its permit goes back at once,
-				// to the next waiter.
+				// while it waited, and the container may have recycled it already: its
+				// permit goes back at once, to the next waiter.
 				logger.debug("A request of path '" + this.path + "' ended before its permit was granted", ex);
 				this.ticket.release();
 			}
 		}
 
 		/**
-		 * Answers 503 on the wait timer's thread, which serves every path. The problem
-		 * body is a few hundred bytes and stays in the response buffer; completing the
-		 * request hands sending it to a container thread, so a client that does not read
-		 * cannot hold up the other paths' timeouts.
+		 * Answers 503, on the fence's expiry thread of this path. The problem body is a
+		 * few hundred bytes and stays in the response buffer; completing the request
+		 * hands sending it to a container thread, so a client that does not read cannot
+		 * hold up the path's later timeouts.
 		 */
 		void reject(RejectionReason reason) {
 			AsyncContext context;
@@ -235,9 +242,9 @@ public class PathFenceFilter implements Filter {
 
 		@Override
 		public void onTimeout(jakarta.servlet.AsyncEvent event) {
-			// Only reached if our timer did not fire first; the request must not hang
-			// either way.
-			if (this.ticket.expire()) {
+			// Only reached if the fence's timer did not fire first; the request must not
+			// hang either way.
+			if (this.ticket.cancel()) {
 				reject(RejectionReason.TIMEOUT);
 			}
 		}

@@ -26,7 +26,9 @@ import org.springframework.scheduling.annotation.AsyncAnnotationBeanPostProcesso
 import org.springframework.scheduling.annotation.EnableAsync;
 
 import io.pathfence.annotation.FencedPath;
+import io.pathfence.core.LocalPriority;
 import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFenceListener;
 import io.pathfence.task.CurrentPath;
 import io.pathfence.task.PathFenceTaskExecutor;
 
@@ -103,6 +105,36 @@ class PathFenceAutoConfigurationTests {
 	void whenPoolSizeIsZeroThenStartupFailsNamingTheProperty() {
 		this.contextRunner.withPropertyValues("pathfence.pool-size=0").run((context) -> {
 			assertThat(analyze(context).getDescription()).contains("pathfence.pool-size");
+		});
+	}
+
+	@Test
+	void whenQueueTimeoutIsBeyondTheNanosecondClockThenStartupFailsNamingTheProperty() {
+		this.contextRunner.withPropertyValues("pathfence.paths.payment.queue-timeout=300000d").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("pathfence.paths.payment.queue-timeout");
+			assertThat(analysis.getAction()).contains("a duration from 0 (no limit) to");
+		});
+	}
+
+	@Test
+	void localPriorityIsIdlePermitsByDefaultAndStrictOnRequest() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(PathFence.class).localPriority())
+			.isEqualTo(LocalPriority.IDLE_PERMITS));
+		this.contextRunner.withPropertyValues("pathfence.local.priority=strict")
+			.run((context) -> assertThat(context.getBean(PathFence.class).localPriority())
+				.isEqualTo(LocalPriority.STRICT));
+		this.contextRunner.withPropertyValues("pathfence.local.priority=idle-permits")
+			.run((context) -> assertThat(context.getBean(PathFence.class).localPriority())
+				.isEqualTo(LocalPriority.IDLE_PERMITS));
+	}
+
+	@Test
+	void whenLocalPriorityIsUnknownThenStartupFailsNamingThePropertyAndTheValuesAllowed() {
+		this.contextRunner.withPropertyValues("pathfence.local.priority=paths-first").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).contains("pathfence.local.priority").contains("paths-first");
+			assertThat(analysis.getAction()).contains("IDLE_PERMITS").contains("STRICT");
 		});
 	}
 
@@ -226,7 +258,7 @@ class PathFenceAutoConfigurationTests {
 					.getWorkers();
 				assertThat(workers.getKeepAliveSeconds()).isEqualTo(7);
 				assertThat(workers.getCorePoolSize()).isEqualTo(20);
-				assertThat(workers.getMaxPoolSize()).isEqualTo(20);
+				assertThat(workers.getMaxPoolSize()).as("permits and as many for dependents").isEqualTo(40);
 				assertThat(workers.getThreadNamePrefix()).isEqualTo("pathfence-");
 				assertThat(workers.getThreadPoolExecutor().getQueue().remainingCapacity()).isEqualTo(Integer.MAX_VALUE);
 			});
@@ -243,6 +275,20 @@ class PathFenceAutoConfigurationTests {
 				.submit("payment", () -> Thread.class.getMethod("isVirtual").invoke(Thread.currentThread()))
 				.get(5, TimeUnit.SECONDS);
 			assertThat(virtual).isEqualTo(Boolean.TRUE);
+		});
+	}
+
+	@Test
+	void listenerBeansAreRegisteredWithTheFence() {
+		List<String> heard = new CopyOnWriteArrayList<>();
+		this.contextRunner.withBean(PathFenceListener.class, () -> new PathFenceListener() {
+			@Override
+			public void onGranted(String path, long waitNanos) {
+				heard.add(path);
+			}
+		}).run((context) -> {
+			context.getBean(PathFenceTaskExecutor.class).submit("payment", () -> "done").get(5, TimeUnit.SECONDS);
+			assertThat(heard).containsExactly("payment");
 		});
 	}
 

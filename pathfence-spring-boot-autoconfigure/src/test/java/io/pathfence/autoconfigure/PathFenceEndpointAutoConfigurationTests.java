@@ -88,6 +88,18 @@ class PathFenceEndpointAutoConfigurationTests {
 	}
 
 	@Test
+	void overHttpAResizeBeyondTheIntRangeOfTheSumsAnswers400WithTheReason() throws Exception {
+		try (Service service = Service.start("management.endpoint.pathfence.access=unrestricted")) {
+			HttpResponse<String> resize = service.post("/actuator/pathfence/shipping",
+					"{\"permits\":" + Integer.MAX_VALUE + "}");
+			assertThat(resize.statusCode()).isEqualTo(400);
+			assertThat(resize.body()).contains("more than the pool of 20");
+			assertThat(service.fence().figures("shipping").permits()).isEqualTo(6);
+			assertThat(service.fence().figures(PathFence.LOCAL).permits()).isEqualTo(10);
+		}
+	}
+
+	@Test
 	void overHttpAResizeOfAnUnknownPathAnswers404() throws Exception {
 		try (Service service = Service.start("management.endpoint.pathfence.access=unrestricted")) {
 			HttpResponse<String> resize = service.post("/actuator/pathfence/nope", "{\"permits\":1}");

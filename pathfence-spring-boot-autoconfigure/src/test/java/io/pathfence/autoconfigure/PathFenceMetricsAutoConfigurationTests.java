@@ -41,7 +41,11 @@ class PathFenceMetricsAutoConfigurationTests {
 			assertThat(registry.get("pathfence.path.active").tag("path", "payment").gauge().value()).isZero();
 			assertThat(registry.get("pathfence.path.queued").tag("path", "shipping").gauge().value()).isZero();
 			assertThat(registry.get("pathfence.path.borrowed").tag("path", "shipping").gauge().value()).isZero();
-			assertThat(registry.get("pathfence.path.wait").tag("path", "payment").timer().count()).isEqualTo(1);
+			assertThat(registry.get("pathfence.path.granted").tag("path", "payment").functionCounter().count())
+				.isEqualTo(1);
+			assertThat(registry.get("pathfence.path.wait").tag("path", "payment").timer().count())
+				.as("granted at once: no wait to sample")
+				.isZero();
 			assertThat(registry.get("pathfence.path.service").tag("path", "payment").timer().count()).isEqualTo(1);
 			assertThat(registry.get("pathfence.path.rejected")
 				.tags("path", "payment", "reason", "queue-full")
@@ -52,6 +56,20 @@ class PathFenceMetricsAutoConfigurationTests {
 				.counter()
 				.count()).isZero();
 		});
+	}
+
+	@Test
+	void aPathThatACustomizerAddsIsMeteredLikeAConfiguredOne() {
+		this.contextRunner.withBean(SimpleMeterRegistry.class)
+			.withBean(PathFenceCustomizer.class,
+					() -> (builder) -> builder.path("reports", 2, 5, java.time.Duration.ofSeconds(1)))
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("pathfence.path.wait").tag("path", "reports").timer().count()).isZero();
+				context.getBean(PathFenceTaskExecutor.class).submit("reports", () -> "done").get(5, TimeUnit.SECONDS);
+				assertThat(registry.get("pathfence.path.granted").tag("path", "reports").functionCounter().count())
+					.isEqualTo(1);
+			});
 	}
 
 }

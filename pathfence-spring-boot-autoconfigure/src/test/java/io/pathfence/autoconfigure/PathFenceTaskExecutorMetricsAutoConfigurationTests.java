@@ -45,9 +45,12 @@ class PathFenceTaskExecutorMetricsAutoConfigurationTests {
 				.isInstanceOf(PathFenceTaskExecutor.class);
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			assertThat(executorSeries(registry)).isEqualTo(withoutPathFence);
-			// They measure the fence's workers: as many threads as the pool has permits.
-			assertThat(registry.get("executor.pool.max").tag("name", "applicationTaskExecutor").gauge().value())
+			// They measure the fence's workers: a thread per permit of the pool, and as
+			// many again for the dependents of CompletableFutures.
+			assertThat(registry.get("executor.pool.core").tag("name", "applicationTaskExecutor").gauge().value())
 				.isEqualTo(20);
+			assertThat(registry.get("executor.pool.max").tag("name", "applicationTaskExecutor").gauge().value())
+				.isEqualTo(40);
 		});
 	}
 

@@ -46,6 +46,15 @@ class PathFenceTuningConfigurationTests {
 	}
 
 	@Test
+	void aPathThatACustomizerAddsIsTunedLikeAConfiguredOne() {
+		this.contextRunner.withPropertyValues("pathfence.tuning.enabled=true", "pathfence.tuning.window=1s")
+			.withBean(PathFenceCustomizer.class,
+					() -> (builder) -> builder.path("reports", 2, 5, java.time.Duration.ofSeconds(1)))
+			.run((context) -> assertThat(context.getBean(PathTuner.class).decide()).containsOnlyKeys("payment",
+					"shipping", "reports"));
+	}
+
+	@Test
 	void whenTuningWindowIsShorterThanTheIntervalThenStartupFailsNamingTheProperty() {
 		this.contextRunner
 			.withPropertyValues("pathfence.tuning.enabled=true", "pathfence.tuning.interval=2s",

@@ -10,14 +10,12 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 import io.pathfence.core.PathFence;
-import io.pathfence.core.WaitTimer;
 import io.pathfence.sct.SctConfig;
 import io.pathfence.task.PathFenceTaskExecutor;
 
@@ -46,20 +44,16 @@ class PathTunerConvergenceTests {
 
 	@Test
 	void reservationConvergesNearTheKneeAndKeepsItsThroughput() throws Exception {
-		AtomicReference<PathFence> fenceRef = new AtomicReference<>();
 		SctConfig config = SctConfig.builder().interval(Duration.ofMillis(50)).window(Duration.ofSeconds(3)).build();
-		PathTuner tuner = new PathTuner(fenceRef::get, List.of("work"), config, new ReservationStep(1, 32, 4, 1), 1,
+		PathFence fence = PathFence.builder(40).path("work", START_PERMITS, 1000, Duration.ZERO).build();
+		PathTuner tuner = new PathTuner(fence, List.of("work"), config, new ReservationStep(1, 32, 4, 1), 1,
 				System::nanoTime, Clock.systemUTC());
-		PathFence fence = PathFence.builder(40)
-			.path("work", START_PERMITS, 1000, Duration.ZERO)
-			.listener(tuner)
-			.build();
-		fenceRef.set(fence);
+		fence.addListener(tuner);
 		ThreadPoolTaskExecutor workers = new ThreadPoolTaskExecutor();
 		workers.setCorePoolSize(40);
 		workers.setMaxPoolSize(40);
 		workers.initialize();
-		PathFenceTaskExecutor executor = new PathFenceTaskExecutor(fence, workers, new WaitTimer(), null);
+		PathFenceTaskExecutor executor = new PathFenceTaskExecutor(fence, workers, null);
 		Semaphore cores = new Semaphore(CORES, true);
 		AtomicBoolean running = new AtomicBoolean(true);
 		List<Thread> clients = new ArrayList<>();

@@ -11,8 +11,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import io.pathfence.actuate.PathFenceMeterBinder;
+import io.pathfence.core.Admission;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.Ticket;
+import io.pathfence.core.Waiter;
 import io.pathfence.sct.SctConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,22 +35,18 @@ class PathTunerMeterTests {
 	@Test
 	void decisionOnAPathPinnedAtOnePermitGrowsItAndIsCountedByVerdict() {
 		SctConfig config = SctConfig.builder().interval(Duration.ofMillis(50)).window(Duration.ofSeconds(1)).build();
-		PathFence[] fence = new PathFence[1];
-		PathTuner tuner = new PathTuner(() -> fence[0], List.of("work"), config, new ReservationStep(1, 3, 4, 1), 1,
+		PathFence fence = PathFence.builder(4).nanoClock(this.now::get).path("work", 1, 10, Duration.ZERO).build();
+		PathTuner tuner = new PathTuner(fence, List.of("work"), config, new ReservationStep(1, 3, 4, 1), 1,
 				this.now::get, Clock.systemUTC());
-		fence[0] = PathFence.builder(4)
-			.nanoClock(this.now::get)
-			.path("work", 1, 10, Duration.ZERO)
-			.listener(tuner)
-			.build();
-		new PathFenceMeterBinder(fence[0], tuner).bindTo(this.registry);
-		keepOneTaskRunningAndOneWaiting(fence[0], Duration.ofSeconds(1));
+		fence.addListener(tuner);
+		new PathFenceMeterBinder(fence, tuner).bindTo(this.registry);
+		keepOneTaskRunningAndOneWaiting(fence, Duration.ofSeconds(1));
 
 		TuningDecision decision = tuner.decide().get("work");
 
 		assertThat(decision.verdict()).as(decision.reason()).isEqualTo("EXPLORE");
 		assertThat(decision.permitsAfter()).isEqualTo(2);
-		assertThat(fence[0].figures("work").permits()).isEqualTo(2);
+		assertThat(fence.figures("work").permits()).isEqualTo(2);
 		assertThat(decisions("explore")).isEqualTo(1.0);
 		assertThat(decisions("plateau")).isZero();
 		assertThat(decisions("no-plateau")).isZero();
@@ -61,15 +59,26 @@ class PathTunerMeterTests {
 	 */
 	private void keepOneTaskRunningAndOneWaiting(PathFence fence, Duration duration) {
 		Deque<Ticket> granted = new ArrayDeque<>();
-		Ticket first = fence.acquire("work", granted::add);
-		assertThat(first.isGranted()).isTrue();
+		Waiter waiter = new Waiter() {
+			@Override
+			public void granted(Ticket ticket) {
+				granted.add(ticket);
+			}
+
+			@Override
+			public void expired(Ticket ticket) {
+				throw new AssertionError("no queue timeout here");
+			}
+		};
+		Ticket first = fence.acquire("work", waiter);
+		assertThat(first.admission()).isEqualTo(Admission.GRANTED);
 		granted.add(first);
-		fence.acquire("work", granted::add);
+		fence.acquire("work", waiter);
 		for (long t = 0; t < duration.toNanos(); t += TASK_NANOS) {
 			this.now.addAndGet(TASK_NANOS);
 			granted.removeFirst().release();
 			assertThat(granted).as("the waiting task took the freed permit").hasSize(1);
-			assertThat(fence.acquire("work", granted::add).isWaiting()).isTrue();
+			assertThat(fence.acquire("work", waiter).admission()).isEqualTo(Admission.QUEUED);
 		}
 	}
 

@@ -33,6 +33,7 @@ import io.pathfence.annotation.FencedPath;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFigures;
 import io.pathfence.task.CurrentPath;
+import io.pathfence.task.PathFenceTaskExecutor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -147,6 +148,33 @@ class PathFenceFilterTests {
 		gate.countDown();
 		assertThat(holder.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
 		awaitFigures("gate", 0, 0);
+	}
+
+	@Test
+	void slowCallbackOfAnotherPathsTimedOutTaskDoesNotDelayA503() throws Exception {
+		PathFenceTaskExecutor executor = this.service.getBean(PathFenceTaskExecutor.class);
+		executor.submit("annotated", () -> gate.await(10, TimeUnit.SECONDS));
+		CountDownLatch slowCallbackRuns = new CountDownLatch(1);
+		executor.submitCompletable("annotated", () -> "late").whenComplete((result, failure) -> {
+			slowCallbackRuns.countDown();
+			try {
+				Thread.sleep(2500);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		assertThat(slowCallbackRuns.await(5, TimeUnit.SECONDS)).isTrue();
+		CompletableFuture<HttpResponse<String>> holder = getAsync("/gate/1");
+		awaitFigures("gate", 1, 0);
+		long started = System.nanoTime();
+		HttpResponse<String> timedOut = get("/gate/2");
+		long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+		assertThat(timedOut.statusCode()).isEqualTo(503);
+		assertThat(timedOut.body()).contains("\"reason\":\"timeout\"");
+		assertThat(tookMillis).as("answer to a 400 ms queue timeout").isLessThan(1500);
+		gate.countDown();
+		assertThat(holder.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
 	}
 
 	@Test
