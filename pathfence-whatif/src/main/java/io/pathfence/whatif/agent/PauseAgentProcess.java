@@ -70,8 +70,7 @@ public final class PauseAgentProcess implements AutoCloseable {
 			}
 			catch (IOException ex) {
 				// The port file is written before the command starts: a command that
-				// cannot
-				// start ends the agent after it.
+				// cannot start ends the agent after it.
 				if (process.waitFor(1, TimeUnit.SECONDS)) {
 					throw exited(process, ex);
 				}

@@ -92,8 +92,11 @@ class RoundCoordinatorAgentTests {
 			// excess.
 			assertThat(Math.abs(stats.oversleepNanos())).as(entry.getKey()).isLessThan(2 * MS);
 		}
-		// Coordinated: in each round the three services were stopped together, not one
-		// after the other (which would put them a pause, 20 ms, apart).
+		// Coordinated: in each round the three services were stopped together. One after
+		// the other, the first and the last would start two pauses, 40 ms, apart; the
+		// bound
+		// leaves room for a busy machine's scheduling.
+		long widest = 0;
 		for (long round = 1; round <= 10; round++) {
 			long r = round;
 			List<Long> starts = results.stream()
@@ -103,8 +106,10 @@ class RoundCoordinatorAgentTests {
 			assertThat(starts).hasSize(3);
 			long spread = starts.stream().mapToLong(Long::longValue).max().getAsLong()
 					- starts.stream().mapToLong(Long::longValue).min().getAsLong();
-			assertThat(spread).as("round %d", round).isLessThan(10 * MS);
+			assertThat(spread).as("round %d", round).isLessThan(20 * MS);
+			widest = Math.max(widest, spread);
 		}
+		System.out.printf("three agents, 10 rounds of 20 ms: stops started at most %.3f ms apart%n", widest / 1e6);
 	}
 
 }
