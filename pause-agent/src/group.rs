@@ -11,7 +11,7 @@ use nix::errno::Errno;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
-use crate::clock;
+use crate::clock::{self, Waited};
 use crate::ledger::{Ledger, PauseRecord, StaleRound};
 use crate::protocol::Stats;
 
@@ -22,6 +22,9 @@ pub enum PauseError {
     Closing,
     /// The pause was cut short because the agent began closing during it; the group runs again.
     CutShort(PauseRecord),
+    /// Whoever asked for the pause went away during it (its connection closed): the group was continued at once,
+    /// and the rest of the pause is not owed.
+    Abandoned(PauseRecord),
     Signal(Errno),
     Clock(Errno),
 }
@@ -36,11 +39,19 @@ impl std::fmt::Display for PauseError {
                 "the pause of round {} was cut short after {} ns: the agent is closing and the service runs again",
                 record.round, record.stopped_ns
             ),
+            PauseError::Abandoned(record) => write!(
+                f,
+                "the control connection closed during the pause of round {}: the service was continued after {} ns",
+                record.round, record.stopped_ns
+            ),
             PauseError::Signal(errno) => write!(f, "could not signal the service's process group: {errno}"),
             PauseError::Clock(errno) => write!(f, "could not read the monotonic clock: {errno}"),
         }
     }
 }
+
+/// How often a pause looks whether the agent has begun closing.
+const CLOSING_CHECK_NS: u64 = 10_000_000;
 
 #[derive(Debug, Default)]
 struct State {
@@ -65,7 +76,19 @@ impl Group {
     }
 
     /// Stops the group for `requested_ns` less the oversleep carried over, then continues it.
-    pub fn pause(&self, round: u64, requested_ns: u64) -> Result<PauseRecord, PauseError> {
+    ///
+    /// `abandoned(wake_ns)` waits until `wake_ns` on the monotonic clock, or less when the requester goes away, and
+    /// says whether it did (see [`clock::sleep_until_watching`]); the group is then continued at once.
+    pub fn pause(
+        &self,
+        round: u64,
+        requested_ns: u64,
+        mut abandoned: impl FnMut(u64) -> nix::Result<bool>,
+    ) -> Result<PauseRecord, PauseError> {
+        // Refused at once when closing, rather than after the pause in progress.
+        if lock(&self.state).closing {
+            return Err(PauseError::Closing);
+        }
         let _turn = lock(&self.turn);
         let (at_ns, target_ns) = {
             let mut state = lock(&self.state);
@@ -79,17 +102,35 @@ impl Group {
             state.stopped = true;
             (at_ns, target_ns)
         };
-        // Whatever happens to the sleep, the group is continued below.
-        let slept = clock::sleep_until(at_ns.saturating_add(target_ns), self.spin_ns);
+        // Whatever happens to the wait, the group is continued below. The wait is cut into slices so that a pause the
+        // closing agent has already ended is answered within a slice, not at its planned end.
+        let waited = clock::sleep_until_watching(at_ns.saturating_add(target_ns), self.spin_ns, |wake_ns| {
+            if !lock(&self.state).stopped {
+                return Ok(true);
+            }
+            let slice_end_ns = clock::now_ns()?.saturating_add(CLOSING_CHECK_NS).min(wake_ns);
+            abandoned(slice_end_ns)
+        });
         let mut state = lock(&self.state);
         let cut_short = !state.stopped;
         let continued = if state.stopped { killpg(self.pgid, Signal::SIGCONT) } else { Ok(()) };
         state.stopped = false;
         let end_ns = clock::now_ns().map_err(PauseError::Clock)?;
-        let record = state.ledger.record(round, requested_ns, end_ns.saturating_sub(at_ns), at_ns);
+        let stopped_ns = end_ns.saturating_sub(at_ns);
+        let gone = !cut_short && waited == Ok(Waited::Abandoned);
+        // An abandoned pause is booked as asked for what it lasted: nobody is there to want the rest, and a debt
+        // carried over would lengthen the next requester's pause by it.
+        let booked_ns = if gone { stopped_ns.min(requested_ns) } else { requested_ns };
+        let record = state.ledger.record(round, booked_ns, stopped_ns, at_ns);
         continued.map_err(PauseError::Signal)?;
-        slept.map_err(PauseError::Clock)?;
-        if cut_short { Err(PauseError::CutShort(record)) } else { Ok(record) }
+        waited.map_err(PauseError::Clock)?;
+        if cut_short {
+            Err(PauseError::CutShort(record))
+        } else if gone {
+            Err(PauseError::Abandoned(record))
+        } else {
+            Ok(record)
+        }
     }
 
     /// Continues the group now and refuses every later pause: the service is exiting or is told to. Safe to call

@@ -101,11 +101,7 @@ pub fn run(options: &Options) -> i32 {
         }
     };
     // From here on, every way out continues the group.
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        group::continue_group(child);
-        default_hook(info);
-    }));
+    continue_on_panic(child);
     let group = Arc::new(Group::new(child, options.spin_ns));
 
     eprintln!(
@@ -134,6 +130,16 @@ pub fn run(options: &Options) -> i32 {
     let status = reap(child);
     group.close();
     status
+}
+
+/// Makes a panic on any thread continue the group `pgid` before anything else happens (the release build then
+/// aborts, and the kernel's parent-death signal would continue only the group's leader).
+pub fn continue_on_panic(pgid: Pid) {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        group::continue_group(pgid);
+        default_hook(info);
+    }));
 }
 
 /// Starts the command as the leader of a new process group, with the signal mask cleared (the agent's blocked

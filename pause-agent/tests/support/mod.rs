@@ -155,10 +155,15 @@ pub struct Connection {
     writer: TcpStream,
 }
 
+impl From<TcpStream> for Connection {
+    fn from(stream: TcpStream) -> Connection {
+        Connection { writer: stream.try_clone().unwrap(), reader: BufReader::new(stream) }
+    }
+}
+
 impl Connection {
     pub fn open(port: u16) -> Connection {
-        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        Connection { writer: stream.try_clone().unwrap(), reader: BufReader::new(stream) }
+        Connection::from(TcpStream::connect(("127.0.0.1", port)).unwrap())
     }
 
     /// Sends a line, returns the reply line.
@@ -172,6 +177,29 @@ impl Connection {
     /// Sends a line and parses the reply's `key=value` fields; its first word is under "reply".
     pub fn request(&mut self, line: &str) -> HashMap<String, String> {
         fields(&self.send(line))
+    }
+
+    /// Sends bytes as they are, line end or not.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+    }
+
+    /// The next reply line; empty when the agent closed the connection.
+    pub fn reply(&mut self) -> String {
+        let mut reply = String::new();
+        let _ = self.reader.read_line(&mut reply);
+        reply.trim_end().to_string()
+    }
+
+    /// Closes the connection with a reset (SO_LINGER of 0), as a crashed peer's kernel may.
+    pub fn reset(self) {
+        let linger = nix::libc::linger { l_onoff: 1, l_linger: 0 };
+        nix::sys::socket::setsockopt(&self.writer, nix::sys::socket::sockopt::Linger, &linger).unwrap();
+    }
+
+    /// Shuts down the sending side only, as `nc -N` does at the end of its input.
+    pub fn shut_down_sending(&self) {
+        self.writer.shutdown(std::net::Shutdown::Write).unwrap();
     }
 }
 
@@ -201,9 +229,41 @@ pub fn gaps(lines: &[String]) -> Vec<(u64, u64)> {
 
 /// The state letter of a process in /proc (R running, S sleeping, T stopped...).
 pub fn process_state(pid: i32) -> char {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    try_process_state(pid).unwrap_or_else(|| panic!("no process {pid}"))
+}
+
+/// The state letter of a process, or None once it is gone (a zombie still has one: Z).
+pub fn try_process_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name is in parentheses and may hold spaces: the state follows the last ')'.
-    stat[stat.rfind(')').unwrap() + 2..].chars().next().unwrap()
+    stat[stat.rfind(')')? + 2..].chars().next()
+}
+
+/// Waits until none of `pids` is stopped (each runs, sleeps, or is gone) and returns how long that took; panics
+/// after `within`.
+pub fn until_none_stopped(pids: &[i32], within: Duration) -> Duration {
+    let start = Instant::now();
+    loop {
+        let stopped: Vec<i32> = pids.iter().copied().filter(|&pid| try_process_state(pid) == Some('T')).collect();
+        if stopped.is_empty() {
+            return start.elapsed();
+        }
+        assert!(start.elapsed() < within, "still stopped after {within:?}: {stopped:?}");
+        thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Waits until the group `pgid` has `count` members and returns them.
+pub fn wait_for_members(pgid: i32, count: usize) -> Vec<i32> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let members = group_members(pgid);
+        if members.len() >= count {
+            return members;
+        }
+        assert!(Instant::now() < deadline, "group {pgid} has {members:?}, expected {count} members");
+        thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// The pids of the members of process group `pgid`.
