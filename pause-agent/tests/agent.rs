@@ -104,7 +104,8 @@ fn a_round_pauses_once_and_bad_commands_are_refused() {
     // The connection survives refusals, and a refused command changed nothing.
     let stats = control.request("STATS");
     assert_eq!((number(&stats, "pauses"), number(&stats, "last_round")), (1, 5));
-    assert_eq!(process_state(agent.child_pid), 'S');
+    // Not stopped (running or, more likely, sleeping: R right after a continue on a busy machine).
+    assert_ne!(process_state(agent.child_pid), 'T');
     // Overlong lines end the connection after saying so.
     let long = "PAUSE ".to_string() + &"9".repeat(400);
     assert!(control.send(&long).starts_with("ERR command longer than 256 bytes"));

@@ -143,7 +143,10 @@ public final class PauseAgentClient implements AutoCloseable {
 	}
 
 	/**
-	 * Closes the connection; the agent and its service keep running.
+	 * Closes the connection; the agent and its service keep running. A pause this
+	 * connection asked for and that is still in progress ends at once: the agent
+	 * continues the service when the connection that asked for a pause goes away, so a
+	 * coordinator that stops, or dies, leaves no service stopped.
 	 * @throws IOException if closing the socket failed
 	 */
 	@Override

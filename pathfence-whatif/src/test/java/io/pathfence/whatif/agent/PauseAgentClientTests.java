@@ -117,6 +117,38 @@ class PauseAgentClientTests {
 	}
 
 	@Test
+	void closingTheClientMidPauseContinuesTheService() throws Exception {
+		long child = this.agent.childPid();
+		PauseAgentClient client = this.agent.connect();
+		CompletableFuture<Void> pausing = CompletableFuture.runAsync(() -> {
+			try {
+				client.pause(1, 1_800 * MS);
+			}
+			catch (IOException ex) {
+				// The connection is closed under it: expected.
+			}
+		});
+		Thread.sleep(150);
+		assertThat(AgentBinary.processState(child)).isEqualTo('T');
+		long closing = System.nanoTime();
+		client.close();
+		while (AgentBinary.processState(child) == 'T' && System.nanoTime() - closing < 1_000 * MS) {
+			Thread.sleep(2);
+		}
+		// Well before the pause's end: the agent saw its requester go.
+		assertThat(AgentBinary.processState(child)).isNotEqualTo('T');
+		assertThat(System.nanoTime() - closing).isLessThan(500 * MS);
+		pausing.get(5, TimeUnit.SECONDS);
+		// The service still runs under the agent, and owes nothing for the rest.
+		try (PauseAgentClient next = this.agent.connect()) {
+			AgentStats stats = next.stats();
+			assertThat(stats.pauses()).isEqualTo(1);
+			assertThat(stats.oversleepNanos()).isZero();
+			assertThat(stats.stoppedNanos()).isLessThan(1_000 * MS);
+		}
+	}
+
+	@Test
 	void anAgentThatCannotStartSaysSo() {
 		assertThatIOException()
 			.isThrownBy(() -> PauseAgentProcess.start(AgentBinary.path(), List.of(), List.of("/nonexistent/service"),
