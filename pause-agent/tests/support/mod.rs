@@ -4,11 +4,14 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use nix::sys::signal::{SigHandler, Signal};
 
 pub const AGENT: &str = env!("CARGO_BIN_EXE_pause-agent");
 
@@ -53,15 +56,20 @@ impl Agent {
     pub fn start(name: &str, agent_args: &[&str], command: &[&str]) -> Agent {
         let scratch = Scratch::new(name);
         let port_file = scratch.0.join("port");
-        let mut process = Command::new(AGENT)
-            .args(agent_args)
-            .arg("--port-file")
-            .arg(&port_file)
-            .arg("--")
-            .args(command)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut agent = Command::new(AGENT);
+        agent.args(agent_args).arg("--port-file").arg(&port_file).arg("--").args(command).stdout(Stdio::piped());
+        // A shell starts background jobs with SIGINT and SIGQUIT ignored, and exec keeps that: run from one (as a
+        // build in the background is), the service would ignore them too. The agent starts as from a terminal.
+        // SAFETY: between fork and exec only signal(2), which is async-signal-safe.
+        unsafe {
+            agent.pre_exec(|| {
+                for signal in [Signal::SIGINT, Signal::SIGQUIT] {
+                    nix::sys::signal::signal(signal, SigHandler::SigDfl).map_err(std::io::Error::from)?;
+                }
+                Ok(())
+            });
+        }
+        let mut process = agent.spawn().unwrap();
         let lines = read_lines(process.stdout.take().unwrap());
         let deadline = Instant::now() + Duration::from_secs(10);
         let port = loop {
