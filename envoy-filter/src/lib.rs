@@ -15,6 +15,7 @@ pub mod host;
 pub mod limiter;
 pub mod pace;
 pub mod pause;
+pub mod sct;
 pub mod waiting;
 
 #[cfg(test)]

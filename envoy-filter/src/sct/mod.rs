@@ -1,0 +1,20 @@
+//! The SCT model (PathFence, HPDC'25, section 4.2; `sct-tuner/README.md`) without hostcalls: what the filter
+//! needs to size each path's limit online from the requests it admits.
+//!
+//! - [`accumulator`]: a worker's running sums of one path, fed on admission, release and waits, closed per
+//!   sampling interval into [`interval::IntervalTotals`], which add up across workers.
+//! - [`wire`]: one worker's interval as a fixed-layout record for Envoy's shared data.
+//! - [`window`]: the analysing worker's window of intervals, each summed over every worker's records.
+//!
+//! Every time is passed in (nanoseconds on a clock the workers share); nothing here reads a clock, allocates per
+//! request or panics on what it is given.
+
+pub mod accumulator;
+pub mod interval;
+pub mod window;
+pub mod wire;
+
+#[cfg(test)]
+mod merge_props;
+#[cfg(test)]
+mod testing;
