@@ -5,12 +5,17 @@
 //!   sampling interval into [`interval::IntervalTotals`], which add up across workers.
 //! - [`wire`]: one worker's interval as a fixed-layout record for Envoy's shared data.
 //! - [`window`]: the analysing worker's window of intervals, each summed over every worker's records.
+//! - [`levels`] and [`plateau`]: the analysis of a window: levels, the plateau test, the [`verdict::Verdict`].
 //!
 //! Every time is passed in (nanoseconds on a clock the workers share); nothing here reads a clock, allocates per
 //! request or panics on what it is given.
 
 pub mod accumulator;
 pub mod interval;
+pub mod levels;
+pub mod plateau;
+pub mod settings;
+pub mod verdict;
 pub mod window;
 pub mod wire;
 
@@ -18,3 +23,5 @@ pub mod wire;
 mod merge_props;
 #[cfg(test)]
 mod testing;
+#[cfg(test)]
+mod vectors;
