@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# What the SCT model adds to the filter's .wasm (not a test): the release module built twice from a copy of this
-# folder, once as it is and once with an export that links every part of src/sct the runtime will call (recording,
-# the wire, the window, the analysis, the guards and the decision's log line). Until the runtime calls the model,
-# the filter's own build leaves it out (LTO drops what nothing calls), so the first build alone would show nothing.
+# What the SCT model adds to the filter's .wasm (not a test): the release module built three times from a copy of
+# this folder: without the model (its `mod` line taken out of lib.rs), as it is, and with an export that links every
+# part of src/sct the runtime will call (recording, the wire, the window, the analysis, the guards and the decision's
+# log line). Until the runtime calls the model, LTO drops it, so the first two should be the same size; the third
+# shows what wiring it in will add.
 # Usage: envoy-filter/bench/sct_size.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,10 +14,16 @@ trap 'rm -rf "$work"' EXIT
 tar -C "$here" --exclude=./target -cf - . | tar -C "$work" -xf -
 export CARGO_TARGET_DIR="$here/target/sct-size"
 build() {
+  # Cargo judges freshness by modification times, and tar restores old ones: every build must see its sources as new.
+  find "$work/src" -type f -exec touch {} +
   (cd "$work" && cargo build --release --locked --quiet --target wasm32-wasip1 --lib)
-  stat -c %s "$CARGO_TARGET_DIR/wasm32-wasip1/release/pathfence_envoy_filter.wasm"
+  cp "$CARGO_TARGET_DIR/wasm32-wasip1/release/pathfence_envoy_filter.wasm" "$work/$1.wasm"
+  stat -c %s "$work/$1.wasm"
 }
-without=$(build)
+sed -i '/^pub mod sct;$/d' "$work/src/lib.rs"
+without=$(build without)
+tar -C "$here" -cf - src/lib.rs | tar -C "$work" -xf -
+unwired=$(build unwired)
 cat >> "$work/src/sct/mod.rs" <<'RUST'
 
 /// Links the model in, for measuring its size only.
@@ -50,6 +57,18 @@ pub extern "C" fn pathfence_sct_size_probe(ptr: *const u8, len: usize, now_ns: u
     decision.limit.wrapping_add(decision.gauge(Gauge::QLower) as u32)
 }
 RUST
-with=$(build)
-echo "pathfence_envoy_filter.wasm (cargo's release build, untrimmed): $without bytes without the model linked," \
-  "$with bytes with it: +$((with - without)) bytes"
+with=$(build with)
+echo "pathfence_envoy_filter.wasm (cargo's release build, untrimmed): $without bytes without src/sct," \
+  "$unwired bytes with it but not called (+$((unwired - without))), $with bytes with all of it linked" \
+  "(+$((with - without)))"
+if cmp -s "$work/without.wasm" "$work/unwired.wasm"; then
+  echo "without src/sct and with it unwired, the modules are byte for byte the same"
+else
+  # Seen so far: the same functions, with the same body sizes, in another order (the crate's symbols changed).
+  echo "without src/sct and with it unwired, the modules differ in" \
+    "$(cmp -l "$work/without.wasm" "$work/unwired.wasm" | wc -l) bytes"
+fi
+# PATHFENCE_SCT_SIZE_KEEP=DIR keeps the three modules there for a closer look.
+if [ -n "${PATHFENCE_SCT_SIZE_KEEP:-}" ]; then
+  cp "$work"/without.wasm "$work"/unwired.wasm "$work"/with.wasm "$PATHFENCE_SCT_SIZE_KEEP"/
+fi
