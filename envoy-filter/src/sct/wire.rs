@@ -123,6 +123,40 @@ mod tests {
     }
 
     #[test]
+    fn any_record_an_accumulator_can_write_round_trips_alone_and_in_a_value() {
+        let mut rng = Rng::new(23);
+        let mut value = Vec::new();
+        let mut written = Vec::new();
+        for _ in 0..10_000 {
+            // Values from the smallest to the largest allowed, biased to the edges.
+            let mut edge = |most: u64| match rng.below(4) {
+                0 => 0,
+                1 => most,
+                _ => rng.below(most.saturating_add(1)),
+            };
+            let interval_ns = edge(MAX_INTERVAL_NS).max(1);
+            let most = interval_ns.saturating_mul(u64::from(u32::MAX));
+            let completions = edge(u64::MAX);
+            let r = WorkerInterval {
+                worker: edge(u64::from(u32::MAX)) as u32,
+                interval_ns,
+                totals: IntervalTotals {
+                    start_ns: edge(u64::MAX - interval_ns),
+                    in_service_ns: edge(most),
+                    waiting_ns: edge(most),
+                    completions,
+                    response_ns: if completions == 0 { 0 } else { edge(u64::MAX) },
+                },
+            };
+            assert_eq!(WorkerInterval::decode(&r.encode()), Some(r), "{r:?}");
+            r.encode_into(&mut value);
+            written.push(r);
+        }
+        assert_eq!(value.len(), written.len() * RECORD_LEN);
+        assert_eq!(decode_all(&value).collect::<Vec<_>>(), written);
+    }
+
+    #[test]
     fn the_layout_is_fixed() {
         let bytes = record().encode();
         assert_eq!(&bytes[0..4], b"SCT\x01");
