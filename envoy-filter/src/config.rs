@@ -9,6 +9,10 @@ use std::fmt;
 use regex::Regex;
 use serde::Deserialize;
 
+use objects::{object, objects, optional_object, Object};
+
+mod objects;
+
 /// Name under which requests that match no configured path are accounted.
 pub const LOCAL_PATH: &str = "local";
 
@@ -36,18 +40,25 @@ fn default_worker_lease_ms() -> u64 {
 pub const MAX_TIME_MS: u64 = 3_600_000;
 /// A day: clients told to come back later than that would rather be told the service is gone.
 pub const MAX_RETRY_AFTER_S: u32 = 86_400;
+/// Paths beyond this many are refused. Each costs for good: six stats that Envoy never frees and two shared-data
+/// keys; and while it is configured, a comparison for every request that matches no path before it, and three
+/// shared-data reads a second on every worker (the reclaim pass).
+pub const MAX_PATHS: usize = 10_000;
+/// Paths beyond this many are accepted with a warning: those per-path costs become measurable (see the README).
+pub const PATHS_WITHOUT_WARNING: usize = 1_000;
 
 /// The whole plugin configuration as written by the operator.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawConfig {
     /// Execution paths, matched in order; the first match wins.
+    #[serde(deserialize_with = "objects")]
     pub paths: Vec<RawPath>,
     /// The reservation of requests that match no path.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object")]
     pub local: RawLocal,
     /// Optional request-counted pause injection.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "optional_object")]
     pub pause: Option<RawPause>,
     /// Seconds put in the `retry-after` header of a refusal.
     #[serde(default = "default_retry_after_s")]
@@ -61,7 +72,7 @@ pub struct RawConfig {
 #[serde(deny_unknown_fields)]
 pub struct RawPath {
     pub name: String,
-    #[serde(rename = "match", default)]
+    #[serde(rename = "match", default, deserialize_with = "object")]
     pub matcher: RawMatch,
     pub max_concurrency: u32,
     #[serde(default = "default_max_queue")]
@@ -77,7 +88,7 @@ pub struct RawMatch {
     pub exact: Option<String>,
     pub regex: Option<String>,
     pub method: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "objects")]
     pub headers: Vec<RawHeaderMatch>,
 }
 
@@ -209,9 +220,25 @@ impl Config {
         self.matchers.len()
     }
 
+    /// The reservation at `index`, if there is one.
+    pub fn reservation(&self, index: usize) -> Option<&Reservation> {
+        self.reservations.get(index)
+    }
+
+    /// The limit of the reservation at `index`; `None` if it is unbounded (or there is none).
+    pub fn limit(&self, index: usize) -> Option<u32> {
+        self.reservation(index).and_then(|r| r.max_concurrency)
+    }
+
+    /// The name of the reservation at `index`, for the logs; empty if there is none.
+    pub fn name(&self, index: usize) -> &str {
+        self.reservation(index).map_or("", |r| r.name.as_str())
+    }
+
     pub fn parse(json: &[u8]) -> Result<Config, ConfigError> {
         let mut document = serde_json::Deserializer::from_slice(json);
-        let raw: RawConfig = serde_path_to_error::deserialize(&mut document).map_err(|e| decoding_error(&e))?;
+        let Object(raw): Object<RawConfig> =
+            serde_path_to_error::deserialize(&mut document).map_err(|e| decoding_error(&e))?;
         // Text after the configuration is as much a typo as text inside it.
         document.end().map_err(|e| error(WHOLE_DOCUMENT, e.to_string()))?;
         Config::validate(raw)
@@ -226,12 +253,19 @@ impl Config {
             )
         });
         let pause = self.pause.iter().flat_map(|p| p.paths.iter().filter_map(|&index| self.pause_warning(p, index)));
-        unused.chain(pause).collect()
+        let many = (self.matchers.len() > PATHS_WITHOUT_WARNING).then(|| {
+            format!(
+                "`paths` has {} paths, more than {PATHS_WITHOUT_WARNING}: every request that matches none of the first \
+                 ones is compared with each in turn, and every worker reads each path's shared count every second",
+                self.matchers.len()
+            )
+        });
+        unused.chain(pause).chain(many).collect()
     }
 
     /// Why the pause would refuse requests of the reservation at `index` with a 503 rather than delay them.
     fn pause_warning(&self, pause: &PauseSchedule, index: usize) -> Option<String> {
-        let reservation = &self.reservations[index];
+        let reservation = self.reservation(index)?;
         let (name, field) = (&reservation.name, self.field_of(index));
         if reservation.max_queue == 0 {
             return Some(format!(
@@ -258,6 +292,16 @@ impl Config {
     }
 
     pub fn validate(raw: RawConfig) -> Result<Config, ConfigError> {
+        if raw.paths.len() > MAX_PATHS {
+            return Err(error(
+                "paths",
+                format!(
+                    "at most {MAX_PATHS} paths, not {}: each keeps six stats for the life of Envoy's VM and costs \
+                     every worker shared-data reads every second",
+                    raw.paths.len()
+                ),
+            ));
+        }
         let mut names = HashSet::new();
         let mut reservations = Vec::with_capacity(raw.paths.len() + 1);
         let mut matchers = Vec::with_capacity(raw.paths.len());
@@ -375,8 +419,11 @@ fn pause(raw: &RawPause, reservations: &[Reservation]) -> Result<PauseSchedule, 
 }
 
 fn compile(pattern: &str, field: &str) -> Result<Regex, ConfigError> {
+    // The pattern alone first: wrapped, an unbalanced one such as `/x)|(.*` would close the group early and come out
+    // valid, matching every path.
+    Regex::new(pattern).map_err(|e| error(field, format!("invalid regex: {e}")))?;
     // Anchored: a pattern describes the whole path or value, as in Envoy's safe_regex.
-    Regex::new(&format!("^(?:{pattern})$")).map_err(|e| error(field, format!("invalid regex: {e}")))
+    Regex::new(&format!("^(?:{pattern})$")).map_err(|e| error(field, format!("invalid regex once anchored: {e}")))
 }
 
 fn matcher(raw: &RawMatch, at: &str) -> Result<Matcher, ConfigError> {
@@ -418,12 +465,17 @@ fn matcher(raw: &RawMatch, at: &str) -> Result<Matcher, ConfigError> {
 
 /// The field named by an error that is about the JSON text as a whole (its syntax) rather than one value.
 const WHOLE_DOCUMENT: &str = "<document>";
+/// How serde_json's message for a number beyond the range of `f64` begins; its kind is not public otherwise.
+const NUMBER_OUT_OF_RANGE: &str = "number out of range";
 
 /// Names the full path of the value a decoding error is about, e.g. `paths[1].max_concurrency`. A syntax error
 /// keeps `<document>`: the parser's position is not a field, and serde_json's message gives its line and column.
+/// A number too large for any numeric type (`1e400`) is valid JSON that serde_json counts as a syntax error: it
+/// is about a value, and is named by its field.
 fn decoding_error(e: &serde_path_to_error::Error<serde_json::Error>) -> ConfigError {
     let message = e.inner().to_string();
-    if !e.inner().is_data() {
+    let about_a_value = e.inner().is_data() || message.starts_with(NUMBER_OUT_OF_RANGE);
+    if !about_a_value {
         return error(WHOLE_DOCUMENT, message);
     }
     // The top-level object has an empty path: an error about it (a missing `paths`) is about the document.
@@ -556,6 +608,57 @@ mod tests {
     }
 
     #[test]
+    fn a_regex_that_is_valid_only_once_anchored_is_refused_with_its_field() {
+        // Wrapped as `^(?:/x)|(.*)$`, this would be valid and match every path.
+        let e =
+            parse(r#"{"paths": [{"name": "a", "match": {"regex": "/x)|(.*"}, "max_concurrency": 1}]}"#).unwrap_err();
+        assert_eq!(e.field, "paths[0].match.regex");
+        assert!(e.message.starts_with("invalid regex: "), "{e}");
+        let e = parse(
+            r#"{"paths": [{"name": "a", "match": {"headers": [{"name": "x", "regex": "gold)|(.*"}]}, "max_concurrency": 1}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "paths[0].match.headers[0].regex");
+    }
+
+    #[test]
+    fn only_a_json_object_is_accepted_where_the_configuration_expects_one() {
+        let cases = [
+            // The whole configuration as serde's array form of its structs: it fenced `/a` before.
+            (r#"[[["pos", {"prefix": "/a"}, 1, 0]]]"#, "<document>"),
+            (r#"{"paths": [["pos", {"prefix": "/a"}, 1, 0]]}"#, "paths[0]"),
+            (r#"{"paths": [{"name": "a", "match": ["/a"], "max_concurrency": 1}]}"#, "paths[0].match"),
+            (
+                r#"{"paths": [{"name": "a", "match": {"headers": [{"name": "x"}, ["y", "1"]]}, "max_concurrency": 1}]}"#,
+                "paths[0].match.headers[1]",
+            ),
+            (r#"{"paths": [], "local": [1]}"#, "local"),
+            (r#"{"paths": [], "local": "none"}"#, "local"),
+            (r#"{"paths": [{"name": "a", "max_concurrency": 1}], "pause": [1, 5, ["a"]]}"#, "pause"),
+        ];
+        for (json, field) in cases {
+            let e = parse(json).unwrap_err();
+            assert_eq!(e.field, field, "{json}: {e}");
+            assert!(e.message.contains("expected a JSON object"), "{json}: {e}");
+        }
+        assert!(parse(r#"{"paths": [], "pause": null}"#).unwrap().pause.is_none(), "null is no pause");
+    }
+
+    #[test]
+    fn a_number_beyond_every_range_is_refused_at_its_field() {
+        let cases = [
+            (r#"{"paths": [{"name": "a", "max_concurrency": 1e400}]}"#, "paths[0].max_concurrency"),
+            (r#"{"paths": [], "local": {"queue_timeout_ms": 1e400}}"#, "local.queue_timeout_ms"),
+            (r#"{"paths": [], "worker_lease_ms": -1e400}"#, "worker_lease_ms"),
+        ];
+        for (json, field) in cases {
+            let e = parse(json).unwrap_err();
+            assert_eq!(e.field, field, "{json}: {e}");
+            assert!(e.message.starts_with("number out of range"), "{json}: {e}");
+        }
+    }
+
+    #[test]
     fn the_local_name_is_reserved_and_pause_names_must_exist() {
         let e = parse(r#"{"paths": [{"name": "local", "max_concurrency": 1}]}"#).unwrap_err();
         assert_eq!(e.field, "paths[0].name");
@@ -608,6 +711,21 @@ mod tests {
             let largest = json.replace("3600001", "3600000").replace("86401", "86400");
             assert!(parse(&largest).is_ok(), "{largest}");
         }
+    }
+
+    #[test]
+    fn more_paths_than_the_maximum_are_refused_and_many_are_accepted_with_a_warning() {
+        let config = |n: usize| {
+            let paths: Vec<String> = (0..n).map(|i| format!(r#"{{"name": "p{i}", "max_concurrency": 1}}"#)).collect();
+            format!(r#"{{"paths": [{}]}}"#, paths.join(","))
+        };
+        let e = parse(&config(MAX_PATHS + 1)).unwrap_err();
+        assert_eq!(e.field, "paths");
+        assert!(e.message.starts_with("at most 10000 paths, not 10001"), "{e}");
+        let most = parse(&config(MAX_PATHS)).unwrap();
+        assert_eq!(most.warnings().len(), 1);
+        assert!(most.warnings()[0].starts_with("`paths` has 10000 paths, more than 1000"), "{:?}", most.warnings());
+        assert!(parse(&config(PATHS_WITHOUT_WARNING)).unwrap().warnings().is_empty());
     }
 
     #[test]

@@ -29,14 +29,7 @@ pub enum Acquire {
 }
 
 pub fn decode(bytes: &[u8]) -> Vec<(u32, u32)> {
-    bytes
-        .chunks_exact(8)
-        .map(|c| {
-            let w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            let n = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
-            (w, n)
-        })
-        .collect()
+    bytes.chunks_exact(8).filter_map(|c| Some((read_u32(c, 0)?, read_u32(c, 4)?))).collect()
 }
 
 pub fn encode(shares: &[(u32, u32)]) -> Vec<u8> {
@@ -178,7 +171,16 @@ pub fn increment(store: &dyn SharedStore, key: &str) -> Result<Option<u64>, Host
 
 /// Reads the little-endian `u64` at `offset`, 0 if the bytes are short.
 pub fn read_u64(bytes: &[u8], offset: usize) -> u64 {
-    bytes.get(offset..offset + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()).map(u64::from_le_bytes).unwrap_or(0)
+    bytes
+        .get(offset..offset.saturating_add(8))
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(u64::from_le_bytes)
+        .unwrap_or(0)
+}
+
+/// Reads the little-endian `u32` at `offset`, if the bytes hold one there.
+pub fn read_u32(bytes: &[u8], offset: usize) -> Option<u32> {
+    bytes.get(offset..offset.saturating_add(4)).and_then(|b| <[u8; 4]>::try_from(b).ok()).map(u32::from_le_bytes)
 }
 
 #[cfg(test)]

@@ -44,6 +44,7 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// In the order of their declaration, which [`Metric::index`] follows.
     pub const ALL: [Metric; 6] = [
         Metric::Active,
         Metric::Queued,
@@ -52,6 +53,11 @@ impl Metric {
         Metric::RejectedTimeout,
         Metric::Paused,
     ];
+
+    /// Its place in [`Metric::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
 
     pub fn suffix(self) -> &'static str {
         match self {
@@ -71,10 +77,28 @@ impl Metric {
 
 /// Metrics are only ever changed by deltas, so that every worker adding to the same stat sums correctly.
 pub trait Metrics {
+    /// Adds `delta`; the host may hand it to Envoy later, batched with others.
     fn add(&self, reservation: usize, metric: Metric, delta: i64);
+
+    /// Adds `delta` at once, with the deltas of the same stat still batched (a slot's `+1` to `active` must not
+    /// come after its `-1`): for a slot taken off `active` before it goes back to the shared count, where another
+    /// worker may take it and report it as its own.
+    fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
+        self.add(reservation, metric, delta);
+    }
 }
 
 /// Everything a worker needs from its host.
 pub trait Host: SharedStore + Clock + Metrics {}
 
 impl<T: SharedStore + Clock + Metrics> Host for T {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_metric_has_its_place_in_the_list_of_all() {
+        assert!(Metric::ALL.iter().enumerate().all(|(place, metric)| metric.index() == place));
+    }
+}

@@ -3,7 +3,20 @@
 //!
 //! The logic (config, classifier, counters, waiting, pause, limiter, pace) makes no hostcall; it reaches the host
 //! through the traits in [`host`]. The `wasm` module binds those traits to proxy-wasm and exists only in the Wasm build.
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+// Nothing in the data path may panic: a panic aborts the worker's VM and every stream on it.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 // RefCell::borrow and borrow_mut panic on a conflicting borrow; clippy.toml lists them, use try_borrow*.
 #![deny(clippy::disallowed_methods)]
 
@@ -11,12 +24,16 @@ pub mod classifier;
 pub mod clock;
 pub mod config;
 pub mod counters;
+pub mod deltas;
 pub mod host;
 pub mod limiter;
 pub mod pace;
 pub mod pause;
+pub mod per_path;
 pub mod sct;
+pub mod stats;
 pub mod waiting;
+pub mod waiting_paths;
 
 #[cfg(test)]
 mod testing;

@@ -23,10 +23,14 @@ use crate::config::Config;
 use crate::counters;
 use crate::host::{Host, HostError, Metric};
 use crate::pace::TickWork;
+use crate::per_path::PerPath;
 use crate::waiting::{self, Waiters};
+use crate::waiting_paths::{self, Listed};
+use busy::Busy;
 use stream_ids::StreamIds;
 pub use watch::Watch;
 
+mod busy;
 mod held;
 mod slots;
 mod stream_ids;
@@ -98,6 +102,8 @@ struct Keys {
     inflight: Vec<String>,
     waiting: Vec<String>,
     pause: String,
+    /// The paths with waiters, of every worker (see [`crate::waiting_paths`]).
+    waiting_paths: String,
 }
 
 pub struct Worker<H: Host> {
@@ -114,6 +120,15 @@ pub struct Worker<H: Host> {
     published: Vec<u32>,
     /// The clock's slips when the waiting lists were last published (see [`SteadyClock::slips`]).
     published_at_slip: u64,
+    /// Each path's name hashed, as the shared list of paths with waiters names it, and the paths by those hashes
+    /// (bounded paths only: nobody waits for an unbounded one).
+    path_hashes: Vec<u64>,
+    paths_by_hash: HashMap<u64, Vec<usize>>,
+    /// Whether the paths with waiters this worker lists in the shared list may differ from the ones it has.
+    unlisted: bool,
+    /// The paths with something to do on a tick (see [`busy`]): every path whose queue, spares, releases to retry,
+    /// waiters to publish or waiters seen elsewhere are not all empty is in it.
+    busy: Busy,
     /// Slots this worker freed while nobody waited, kept in the shared count for its next requests if it keeps
     /// spares at all (`keep_spares`). The next request here takes one without touching shared data. A tick keeps
     /// at most as many as requests took since the last one (`spares_taken`) and gives back the rest; all of them
@@ -123,6 +138,8 @@ pub struct Worker<H: Host> {
     spares_taken: Vec<u32>,
     /// Releases whose compare-and-swap kept losing; retried on every tick so no slot is lost.
     pending_release: Vec<u32>,
+    /// How many of `pending_release` are already off `active` (see `slots`).
+    off_active: Vec<u32>,
     /// Whether requests arrive fast enough here for spares to pay for the spares-pace tick they keep up (see
     /// [`SPARES_FROM_ARRIVALS_PER_MS`]); otherwise a freed slot goes straight back to the shared count.
     keep_spares: bool,
@@ -158,16 +175,26 @@ impl<H: Host> Worker<H> {
         let key = |suffix: &str| -> Vec<String> {
             config.reservations.iter().map(|r| format!("{KEY_PREFIX}{}.{suffix}", r.name)).collect()
         };
-        let keys = Keys { inflight: key("inflight"), waiting: key("waiting"), pause: format!("{KEY_PREFIX}pause") };
-        for k in keys.inflight.iter().chain(&keys.waiting).chain([&keys.pause]) {
+        let keys = Keys {
+            inflight: key("inflight"),
+            waiting: key("waiting"),
+            pause: format!("{KEY_PREFIX}pause"),
+            waiting_paths: format!("{KEY_PREFIX}waiting_paths"),
+        };
+        for k in keys.inflight.iter().chain(&keys.waiting).chain([&keys.pause, &keys.waiting_paths]) {
             counters::create(&host, k)?;
         }
         let id = counters::increment(&host, &format!("{KEY_PREFIX}workers"))?
             .and_then(|id| u32::try_from(id).ok())
             .ok_or_else(|| HostError("could not take a worker id".to_string()))?;
         let n = config.reservations.len();
-        // Unknown until the first read: assumed, for the bounded paths (nobody ever waits for an unbounded one).
-        let others_waited = config.reservations.iter().map(|r| r.max_concurrency.is_some()).collect();
+        let path_hashes: Vec<u64> = config.reservations.iter().map(|r| waiting_paths::path_hash(&r.name)).collect();
+        let mut paths_by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (class, reservation) in config.reservations.iter().enumerate() {
+            if reservation.max_concurrency.is_some() {
+                paths_by_hash.entry(path_hashes.at(class)).or_default().push(class);
+            }
+        }
         let mut worker = Worker {
             host,
             config,
@@ -179,14 +206,19 @@ impl<H: Host> Worker<H> {
             unpublished: vec![false; n],
             published: vec![0; n],
             published_at_slip: watch.clock.slips(),
+            path_hashes,
+            paths_by_hash,
+            unlisted: false,
+            busy: Busy::new(n),
             spare: vec![0; n],
             spares_taken: vec![0; n],
             pending_release: vec![0; n],
+            off_active: vec![0; n],
             // A new worker (a new configuration, or Envoy starting under load) assumes traffic until measured.
             keep_spares: true,
             arrivals: 0,
             rate_since_ms: 0,
-            others_waited,
+            others_waited: vec![false; n],
             last_heartbeat_ms: 0,
             last_reclaim_ms: 0,
             watch,
@@ -195,7 +227,40 @@ impl<H: Host> Worker<H> {
         worker.heartbeat(now);
         worker.last_reclaim_ms = now;
         worker.rate_since_ms = now;
+        // Until its first tick, arrivals and releases read the waiters of the paths others wait for now; if that is
+        // unknown, of every bounded path.
+        let waited = worker
+            .paths_others_wait_for()
+            .unwrap_or_else(|| (0..n).filter(|class| worker.config.limit(*class).is_some()).collect());
+        for class in waited {
+            worker.others_waited.put(class, true);
+            worker.busy.insert(class);
+        }
         Ok(worker)
+    }
+
+    /// The bounded paths the shared list says other workers have waiters for, lowest first; `None` if it cannot
+    /// be read.
+    fn paths_others_wait_for(&self) -> Option<Vec<usize>> {
+        let hashes = waiting_paths::others(&self.host, &self.keys.waiting_paths, self.id)
+            .map_err(|e| warn!("pathfence: the paths others wait for are unknown: {e}"))
+            .ok()?;
+        let mut classes: Vec<usize> =
+            hashes.iter().filter_map(|h| self.paths_by_hash.get(h)).flatten().copied().collect();
+        classes.sort_unstable();
+        classes.dedup();
+        Some(classes)
+    }
+
+    /// Whether path `class` has anything for a tick to do; a path that has stays in `busy`.
+    fn is_busy(&self, class: usize) -> bool {
+        self.queues.get(class).is_some_and(|q| !q.is_empty())
+            || self.unpublished.get(class).copied().unwrap_or(false)
+            || self.published.get(class).is_some_and(|n| *n > 0)
+            || self.spare.get(class).is_some_and(|n| *n > 0)
+            || self.spares_taken.get(class).is_some_and(|n| *n > 0)
+            || self.pending_release.get(class).is_some_and(|n| *n > 0)
+            || self.others_waited.get(class).copied().unwrap_or(false)
     }
 
     pub fn id(&self) -> u32 {
@@ -225,18 +290,22 @@ impl<H: Host> Worker<H> {
         self.queues.get(class).map_or(0, VecDeque::len)
     }
 
-    /// What this worker's next tick has to do, which sets how soon it comes (see [`crate::pace`]).
+    /// What this worker's next tick has to do, which sets how soon it comes (see [`crate::pace`]). Only the busy
+    /// paths can have any: it is asked after every request.
     pub fn tick_work(&self) -> TickWork {
         let prompt = !self.held.is_empty()
-            || self.queues.iter().any(|q| !q.is_empty())
-            || self.pending_release.iter().any(|n| *n > 0)
-            || self.unpublished.iter().any(|u| *u)
-            // While others wait, every tick reads their waiters again, so that newcomers here stop queueing behind
-            // them once they are served.
-            || self.others_waited.iter().any(|w| *w);
+            || self.unlisted
+            || self.busy.iter().any(|class| {
+                self.queues.get(class).is_some_and(|q| !q.is_empty())
+                    || self.pending_release.get(class).is_some_and(|n| *n > 0)
+                    || self.unpublished.get(class).copied().unwrap_or(false)
+                    // While others wait, every tick reads their waiters again, so that newcomers here stop queueing
+                    // behind them once they are served.
+                    || self.others_waited.get(class).copied().unwrap_or(false)
+            });
         if prompt {
             TickWork::Prompt
-        } else if self.spare.iter().any(|n| *n > 0) {
+        } else if self.busy.iter().any(|class| self.spare.get(class).is_some_and(|n| *n > 0)) {
             TickWork::Spares
         } else {
             TickWork::None
@@ -260,7 +329,7 @@ impl<H: Host> Worker<H> {
             return Decision::Continue;
         }
         // Only requests that take a slot of the shared count could use a spare.
-        if self.config.reservations[class].max_concurrency.is_some() {
+        if self.config.limit(class).is_some() {
             self.arrivals = self.arrivals.saturating_add(1);
         }
         let decision = if self.pauses(class) {
@@ -280,8 +349,10 @@ impl<H: Host> Worker<H> {
         match request.state {
             State::Held { .. } => self.held.retain(|c| *c != context),
             State::Waiting { .. } => {
-                self.queues[request.class].retain(|c| *c != context);
-                self.unpublished[request.class] = true;
+                if let Some(queue) = self.queues.get_mut(request.class) {
+                    queue.retain(|c| *c != context);
+                }
+                self.unpublished.put(request.class, true);
                 self.host.add(request.class, Metric::Queued, -1);
             }
             State::Admitted(permit) => self.release(permit, effects),
@@ -301,37 +372,59 @@ impl<H: Host> Worker<H> {
             self.reclaim(now);
         }
         self.measure_arrival_rate(now);
-        // Read once per tick, and handed to the drains below rather than read again.
-        let mut others: Vec<Option<Vec<Waiters>>> = (0..self.queues.len())
-            .map(|class| self.config.reservations[class].max_concurrency.is_some().then(|| self.others_waiting(class)))
-            .collect();
+        // The waiters of other workers, read once per tick for the paths the shared list says they wait for, and
+        // handed to the drains below rather than read again. Every other path is known to have none.
+        let waited = self.paths_others_wait_for().unwrap_or_default();
+        for class in self.busy.sorted() {
+            if waited.binary_search(&class).is_err() {
+                self.others_waited.put(class, false);
+            }
+        }
+        let others: Vec<(usize, Vec<Waiters>)> =
+            waited.into_iter().map(|class| (class, self.others_waiting(class))).collect();
+        let others_of = |class: usize| -> Vec<Waiters> {
+            others.iter().find(|(c, _)| *c == class).map(|(_, o)| o.clone()).unwrap_or_default()
+        };
+        let busy = self.busy.sorted();
         // A waiter anywhere may need any pool's slots (a local request may borrow them): all spares go back. With
         // nobody waiting, the ones requests still take stay (given back, each would be taken again by
         // compare-and-swap right after), unless they fill the path: a request elsewhere may then have been refused
         // without ever waiting (`max_queue` 0) or have looked for a path to borrow from.
-        let anyone_waits = others.iter().flatten().any(|o| waiting::any(o));
-        for pool in 0..self.spare.len() {
+        let anyone_waits = others.iter().any(|(_, o)| waiting::any(o));
+        for &pool in &busy {
             if anyone_waits || !self.keep_spares {
                 self.give_back_spares(pool);
             } else {
                 self.give_back_unused_spares(pool);
-                if self.spare[pool] > 0 && self.is_full(pool) {
+                if self.spare.at(pool) > 0 && self.is_full(pool) {
                     self.give_back_spares(pool);
                 }
             }
         }
         self.expire_held(now, effects);
         self.release_held(effects);
-        for class in 0..self.queues.len() {
+        // Requests released from a pause may have queued on a path that was not busy before.
+        let busy = self.busy.sorted();
+        for &class in &busy {
             self.expire(class, now, effects);
         }
         // The local path first: it has priority over the others (Algorithm 1).
         let local = self.config.local();
-        self.drain(local, others[local].take(), effects);
-        for (class, others) in others.into_iter().enumerate().take(local) {
-            self.drain(class, others, effects);
+        if busy.contains(&local) {
+            self.drain(local, Some(others_of(local)), effects);
+        }
+        for &class in busy.iter().filter(|c| **c != local) {
+            self.drain(class, Some(others_of(class)), effects);
         }
         self.publish_waiting();
+        self.busy_paths_only();
+    }
+
+    /// Keeps in `busy` only the paths that still have something to do.
+    fn busy_paths_only(&mut self) {
+        let mut busy = std::mem::replace(&mut self.busy, Busy::new(0));
+        busy.retain(|class| self.is_busy(class));
+        self.busy = busy;
     }
 
     /// Hands the streams over before the worker is replaced (a new configuration): refuses its held and waiting
@@ -344,12 +437,17 @@ impl<H: Host> Worker<H> {
             }
         }
         for class in 0..self.queues.len() {
-            for context in std::mem::take(&mut self.queues[class]) {
+            if self.queued(class) == 0 && self.published.at(class) == 0 {
+                continue;
+            }
+            let waiting = self.queues.get_mut(class).map(std::mem::take).unwrap_or_default();
+            for context in waiting {
                 self.requests.remove(&context);
                 self.host.add(class, Metric::Queued, -1);
                 effects.push(Effect::Reject { context, reservation: class });
             }
-            self.unpublished[class] = true;
+            self.unpublished.put(class, true);
+            self.busy.insert(class);
         }
         for pool in 0..self.spare.len() {
             self.give_back_spares(pool);
@@ -365,17 +463,21 @@ impl<H: Host> Worker<H> {
         for class in 0..self.queues.len() {
             // The empty list did not go out: the entry still lists waiters `retire` took off `queued`, and another
             // worker's reclaim will take them off again.
-            if self.unpublished[class] && self.published[class] > 0 {
-                self.host.add(class, Metric::Queued, i64::from(self.published[class]));
+            if self.unpublished.at(class) && self.published.at(class) > 0 {
+                self.host.add(class, Metric::Queued, i64::from(self.published.at(class)));
             }
         }
         for pool in 0..self.spare.len() {
-            self.spare[pool] = 0;
-            self.pending_release[pool] = 0;
+            self.spare.put(pool, 0);
+            self.pending_release.put(pool, 0);
+            // Still in the count, so the share set below takes them off `active` (again).
+            self.host.add(pool, Metric::Active, i64::from(self.off_active.at(pool)));
+            self.off_active.put(pool, 0);
             if let Some((before, held)) = self.set_own_share(pool) {
                 warn!(
                     "pathfence: worker {} went away with {before} slot(s) of `{}` in the shared count; {held} left",
-                    self.id, self.config.reservations[pool].name
+                    self.id,
+                    self.config.name(pool)
                 );
             }
         }
@@ -396,7 +498,7 @@ impl<H: Host> Worker<H> {
     /// Requests of `class` held or waiting here: together at most `max_queue`.
     fn backlog(&self, class: usize) -> usize {
         let held = self.held.iter().filter(|c| self.requests.get(c).is_some_and(|r| r.class == class)).count();
-        self.queues[class].len() + held
+        self.queued(class) + held
     }
 
     /// `since_ms` is when a request released from a pause started to wait.
@@ -408,21 +510,25 @@ impl<H: Host> Worker<H> {
         effects: &mut Vec<Effect>,
     ) -> Decision {
         // Nobody waits for this path, here or on another worker: no one to overtake.
-        if self.queues[class].is_empty() && !self.others_wait(class) {
+        if self.queued(class) == 0 && !self.others_wait(class) {
             if let Some(permit) = self.try_acquire(class) {
                 self.admit(context, class, permit);
                 return Decision::Continue;
             }
         }
-        let reservation = &self.config.reservations[class];
-        if self.backlog(class) >= reservation.max_queue as usize {
+        let max_queue = self.config.reservation(class).map_or(0, |r| r.max_queue);
+        if self.backlog(class) >= max_queue as usize {
             self.host.add(class, Metric::RejectedQueueFull, 1);
             return Decision::Reject { reservation: class };
         }
         // The clock is read only here and for pauses: it is a hostcall, and most requests never wait.
         let since_ms = since_ms.unwrap_or_else(|| self.now());
-        self.queues[class].push_back(context);
-        self.unpublished[class] = true;
+        let Some(queue) = self.queues.get_mut(class) else {
+            return Decision::Continue;
+        };
+        queue.push_back(context);
+        self.unpublished.put(class, true);
+        self.busy.insert(class);
         self.requests.insert(context, Request { class, state: State::Waiting { since_ms } });
         self.host.add(class, Metric::Queued, 1);
         self.drain(class, None, effects);
@@ -447,7 +553,7 @@ impl<H: Host> Worker<H> {
     /// Resumes waiters of `class` while slots can be had and no other worker's waiter came first. `others` is
     /// the other workers' waiters if the caller has just read them.
     fn drain(&mut self, class: usize, others: Option<Vec<Waiters>>, effects: &mut Vec<Effect>) {
-        if self.queues[class].is_empty() {
+        if self.queued(class) == 0 {
             return;
         }
         let others = match others {
@@ -455,7 +561,7 @@ impl<H: Host> Worker<H> {
             None => self.others_waiting(class),
         };
         let live_since_ms = self.live_since(class, &others);
-        while let Some(&context) = self.queues[class].front() {
+        while let Some(context) = self.first_waiter(class) {
             let older = waiting::older_than(&others, self.arrival_on_wall(context), live_since_ms);
             // Slots enough for the earlier waiters elsewhere and this one; else leave them to the earlier ones.
             if older > 0 && self.available(class) <= older {
@@ -464,12 +570,24 @@ impl<H: Host> Worker<H> {
             let Some(permit) = self.try_acquire(class) else {
                 return;
             };
-            self.queues[class].pop_front();
-            self.unpublished[class] = true;
-            self.host.add(class, Metric::Queued, -1);
+            self.take_first_waiter(class);
             self.admit(context, class, permit);
             effects.push(Effect::Resume { context });
         }
+    }
+
+    /// The request that has waited longest for a slot of `class` here.
+    fn first_waiter(&self, class: usize) -> Option<u32> {
+        self.queues.get(class).and_then(VecDeque::front).copied()
+    }
+
+    /// Takes the first waiter of `class` out of its queue, to be admitted.
+    fn take_first_waiter(&mut self, class: usize) {
+        if let Some(queue) = self.queues.get_mut(class) {
+            queue.pop_front();
+        }
+        self.unpublished.put(class, true);
+        self.host.add(class, Metric::Queued, -1);
     }
 
     /// Waiters that arrived before this wall-clock time are past their timeout (see [`STALE_AFTER_TIMEOUT_MS`]).
@@ -479,7 +597,7 @@ impl<H: Host> Worker<H> {
             return 0;
         }
         self.now();
-        let timeout = self.config.reservations[class].queue_timeout_ms;
+        let timeout = self.config.reservation(class).map_or(0, |r| r.queue_timeout_ms);
         self.watch.clock.wall_ms().saturating_sub(timeout.saturating_add(STALE_AFTER_TIMEOUT_MS))
     }
 
@@ -489,12 +607,15 @@ impl<H: Host> Worker<H> {
     }
 
     fn expire(&mut self, class: usize, now: u64, effects: &mut Vec<Effect>) {
-        let timeout = self.config.reservations[class].queue_timeout_ms;
+        let timeout = self.config.reservation(class).map_or(0, |r| r.queue_timeout_ms);
+        let Some(queue) = self.queues.get(class) else { return };
         let expired: Vec<u32> =
-            self.queues[class].iter().copied().filter(|c| self.since(*c).saturating_add(timeout) <= now).collect();
+            queue.iter().copied().filter(|c| self.since(*c).saturating_add(timeout) <= now).collect();
         for context in expired {
-            self.queues[class].retain(|c| *c != context);
-            self.unpublished[class] = true;
+            if let Some(queue) = self.queues.get_mut(class) {
+                queue.retain(|c| *c != context);
+            }
+            self.unpublished.put(class, true);
             self.requests.remove(&context);
             self.host.add(class, Metric::Queued, -1);
             self.host.add(class, Metric::RejectedTimeout, 1);
@@ -517,17 +638,15 @@ impl<H: Host> Worker<H> {
         let own_heir = (permit.pool != local).then_some(permit.pool);
         for class in local_heir.into_iter().chain(own_heir) {
             // An unbounded reservation never has waiters.
-            if self.config.reservations[class].max_concurrency.is_none() {
+            if self.config.limit(class).is_none() {
                 continue;
             }
             let others = self.others_waiting_if_seen(class);
-            match self.queues[class].front().copied() {
+            match self.first_waiter(class) {
                 Some(context) => {
                     let live_since_ms = self.live_since(class, &others);
                     if waiting::older_than(&others, self.arrival_on_wall(context), live_since_ms) == 0 {
-                        self.queues[class].pop_front();
-                        self.unpublished[class] = true;
-                        self.host.add(class, Metric::Queued, -1);
+                        self.take_first_waiter(class);
                         self.admit(context, class, permit);
                         effects.push(Effect::Resume { context });
                     } else {
@@ -536,7 +655,7 @@ impl<H: Host> Worker<H> {
                     return;
                 }
                 None if waiting::any(&others) => {
-                    self.spare[permit.pool] += 1;
+                    self.spare.update(permit.pool, |n| n.saturating_add(1));
                     self.give_back_spares(permit.pool);
                     return;
                 }
@@ -544,7 +663,8 @@ impl<H: Host> Worker<H> {
             }
         }
         if self.keep_spares {
-            self.spare[permit.pool] += 1;
+            self.spare.update(permit.pool, |n| n.saturating_add(1));
+            self.busy.insert(permit.pool);
         } else {
             self.give_back(permit.pool, 1);
         }
@@ -573,29 +693,69 @@ impl<H: Host> Worker<H> {
         // they are off by the slip until published again.
         if self.watch.clock.slips() != self.published_at_slip {
             self.published_at_slip = self.watch.clock.slips();
-            for class in 0..self.queues.len() {
-                self.unpublished[class] |= !self.queues[class].is_empty();
+            for class in self.busy.sorted() {
+                if self.queued(class) > 0 {
+                    self.unpublished.put(class, true);
+                }
             }
         }
-        for class in 0..self.unpublished.len() {
-            if !self.unpublished[class] {
-                continue;
+        let mut listing_changed = false;
+        // Only busy paths can have changed; collected without allocating when none did (most requests).
+        let unpublished: Vec<usize> = self.busy.iter().filter(|class| self.unpublished.at(*class)).collect();
+        for class in unpublished {
+            // A path is listed as having waiters before they appear in its list (see `crate::waiting_paths`).
+            if self.published.at(class) == 0 && self.queued(class) > 0 {
+                self.unlisted = true;
+                if !self.list_paths_with_waiters(Some(class)) {
+                    continue;
+                }
             }
+            let (Some(queue), Some(key)) = (self.queues.get(class), self.keys.waiting.get(class)) else { continue };
             let arrivals_ms: Vec<u64> =
-                self.queues[class].iter().take(waiting::MAX_LISTED).map(|c| self.arrival_on_wall(*c)).collect();
-            let mine = Waiters { worker: self.id, waiting: self.queues[class].len() as u32, arrivals_ms };
-            match waiting::publish(&self.host, &self.keys.waiting[class], &mine) {
+                queue.iter().take(waiting::MAX_LISTED).map(|c| self.arrival_on_wall(*c)).collect();
+            let mine = Waiters { worker: self.id, waiting: queue.len() as u32, arrivals_ms };
+            match waiting::publish(&self.host, key, &mine) {
                 Ok(Some(before)) => {
-                    if before == 0 && self.published[class] > 0 {
+                    if before == 0 && self.published.at(class) > 0 {
                         self.waiters_were_reclaimed(class);
                     }
-                    self.unpublished[class] = false;
-                    self.published[class] = mine.waiting;
+                    self.unpublished.put(class, false);
+                    listing_changed |= (self.published.at(class) == 0) != (mine.waiting == 0);
+                    self.published.put(class, mine.waiting);
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.reservations[class].name)
+                    warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.name(class))
                 }
+            }
+        }
+        // Unlisted after their waiters left the path's list.
+        if listing_changed || self.unlisted {
+            self.unlisted = true;
+            self.list_paths_with_waiters(None);
+        }
+    }
+
+    /// Writes this worker's entry of the shared list of paths with waiters: the paths it has published waiters for,
+    /// and `also`. Whether the list now says so; if not, a later call tries again (`unlisted` stays set).
+    fn list_paths_with_waiters(&mut self, also: Option<usize>) -> bool {
+        let mut paths: Vec<u64> = self
+            .busy
+            .iter()
+            .filter(|class| self.published.at(*class) > 0 || Some(*class) == also)
+            .map(|class| self.path_hashes.at(class))
+            .collect();
+        paths.sort_unstable();
+        paths.dedup();
+        match waiting_paths::publish(&self.host, &self.keys.waiting_paths, &Listed { worker: self.id, paths }) {
+            Ok(true) => {
+                self.unlisted = also.is_some();
+                true
+            }
+            Ok(false) => false,
+            Err(e) => {
+                warn!("pathfence: listing the paths with waiters failed: {e}");
+                false
             }
         }
     }
@@ -605,25 +765,30 @@ impl<H: Host> Worker<H> {
     fn waiters_were_reclaimed(&mut self, class: usize) {
         warn!(
             "pathfence: the waiters of `{}` on this worker were reclaimed while it stalled; listed again",
-            self.config.reservations[class].name
+            self.config.name(class)
         );
-        self.host.add(class, Metric::Queued, i64::from(self.published[class]));
-        self.published[class] = 0;
+        self.host.add(class, Metric::Queued, i64::from(self.published.at(class)));
+        self.published.put(class, 0);
+        self.unlisted = true;
     }
 
     /// The waiters of other workers, read now.
     fn others_waiting(&mut self, class: usize) -> Vec<Waiters> {
-        let others = waiting::others(&self.host, &self.keys.waiting[class], self.id).unwrap_or_else(|e| {
+        let Some(key) = self.keys.waiting.get(class) else { return Vec::new() };
+        let others = waiting::others(&self.host, key, self.id).unwrap_or_else(|e| {
             warn!("pathfence: waiters of other workers unknown: {e}");
             Vec::new()
         });
-        self.others_waited[class] = waiting::any(&others);
+        self.others_waited.put(class, waiting::any(&others));
+        if waiting::any(&others) {
+            self.busy.insert(class);
+        }
         others
     }
 
     /// The waiters of other workers, read only if some were there at the last read (see `others_waited`).
     fn others_waiting_if_seen(&mut self, class: usize) -> Vec<Waiters> {
-        if self.others_waited[class] {
+        if self.others_waited.at(class) {
             self.others_waiting(class)
         } else {
             Vec::new()
@@ -632,7 +797,7 @@ impl<H: Host> Worker<H> {
 
     /// Whether another worker has requests of `class` waiting; on a host error, no (fail open).
     fn others_wait(&mut self, class: usize) -> bool {
-        if self.config.reservations[class].max_concurrency.is_none() {
+        if self.config.limit(class).is_none() {
             return false;
         }
         let wait = waiting::any(&self.others_waiting_if_seen(class));
@@ -670,22 +835,20 @@ impl<H: Host> Worker<H> {
         let me = self.id;
         // A worker named in several lists (every path has two) has its heartbeat read once per pass.
         let mut verdicts: HashMap<u32, bool> = HashMap::new();
-        for pool in 0..self.keys.inflight.len() {
-            let host = &self.host;
-            let watch = &self.watch;
-            let mut is_gone = |worker: u32| {
-                *verdicts.entry(worker).or_insert_with(|| {
-                    worker != me
-                        && match host.get(&heartbeat_key(worker)) {
-                            Ok(Some((bytes, _))) => {
-                                watch.unchanged_for(worker, counters::read_u64(&bytes, 0), now) > lease
-                            }
-                            Ok(None) => true,
-                            Err(_) => false,
-                        }
-                })
-            };
-            match waiting::reclaim(&self.host, &self.keys.waiting[pool], &mut is_gone) {
+        let host = &self.host;
+        let watch = &self.watch;
+        let mut is_gone = |worker: u32| {
+            *verdicts.entry(worker).or_insert_with(|| {
+                worker != me
+                    && match host.get(&heartbeat_key(worker)) {
+                        Ok(Some((bytes, _))) => watch.unchanged_for(worker, counters::read_u64(&bytes, 0), now) > lease,
+                        Ok(None) => true,
+                        Err(_) => false,
+                    }
+            })
+        };
+        for (pool, (inflight, waiting)) in self.keys.inflight.iter().zip(&self.keys.waiting).enumerate() {
+            match waiting::reclaim(&self.host, waiting, &mut is_gone) {
                 // Their `queued` went away with them.
                 Ok(gone) => {
                     let waited: i64 = gone.iter().map(|w| i64::from(w.waiting)).sum();
@@ -695,19 +858,22 @@ impl<H: Host> Worker<H> {
                 }
                 Err(e) => warn!("pathfence: reclaiming waiters failed: {e}"),
             }
-            match counters::reclaim(&self.host, &self.keys.inflight[pool], &mut is_gone) {
+            match counters::reclaim(&self.host, inflight, &mut is_gone) {
                 Ok(gone) => {
                     for (worker, count) in gone {
                         warn!(
                             "pathfence: reclaimed {count} slot(s) of `{}` left by worker {worker}",
-                            self.config.reservations[pool].name
+                            self.config.name(pool)
                         );
                         // A worker's part of `active` is its share, so this takes back exactly what it added.
-                        self.host.add(pool, Metric::Active, -i64::from(count));
+                        self.host.add_now(pool, Metric::Active, -i64::from(count));
                     }
                 }
                 Err(e) => warn!("pathfence: reclaim failed: {e}"),
             }
+        }
+        if let Err(e) = waiting_paths::reclaim(&self.host, &self.keys.waiting_paths, &mut is_gone) {
+            warn!("pathfence: reclaiming the paths with waiters failed: {e}");
         }
         self.watch.forget_unseen(now);
         for pool in 0..self.keys.inflight.len() {
@@ -720,7 +886,11 @@ impl<H: Host> Worker<H> {
     /// while it stalled: the publish sees the entry gone and puts their count back on `queued` (a stream event
     /// may publish first, which does the same).
     fn reassert_waiters(&mut self, class: usize) {
-        self.unpublished[class] |= self.published[class] > 0;
+        if self.published.at(class) > 0 {
+            self.unpublished.put(class, true);
+            // And the path listed again, in case the entry went with them.
+            self.unlisted = true;
+        }
     }
 }
 

@@ -59,7 +59,12 @@ pub fn pass(store: &dyn SharedStore, key: &str, schedule: &PauseSchedule, now_ms
         }
         let passed = passed.saturating_add(1);
         let until_ms =
-            if passed % schedule.every_requests == 0 { now_ms.saturating_add(schedule.duration_ms) } else { until_ms };
+            // `every_requests` is at least 1 (validated); a remainder by 0 would be no pause rather than a panic.
+            if passed.checked_rem(schedule.every_requests) == Some(0) {
+                now_ms.saturating_add(schedule.duration_ms)
+            } else {
+                until_ms
+            };
         if store.set(key, &encode(passed, until_ms), token(cas))? {
             return Ok(Gate::Open);
         }

@@ -6,6 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use crate::deltas::Deltas;
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
 
 /// Another worker's steps, run inside the next write, after this worker's read: a race, made to happen.
@@ -16,6 +17,7 @@ type Interleaving = Box<dyn FnOnce(&MemStore)>;
 #[derive(Default)]
 pub struct MemStore {
     values: RefCell<HashMap<String, (Vec<u8>, u32)>>,
+    reads: Cell<u64>,
     next_cas: Cell<u32>,
     failing_cas: Cell<usize>,
     before_next_set: RefCell<Option<Interleaving>>,
@@ -25,6 +27,11 @@ impl MemStore {
     /// How many writes succeeded so far.
     pub fn writes(&self) -> u32 {
         self.next_cas.get()
+    }
+
+    /// How many reads there were so far: a hostcall each, in Envoy.
+    pub fn reads(&self) -> u64 {
+        self.reads.get()
     }
 
     /// Makes the next `n` conditional writes lose their race.
@@ -40,6 +47,7 @@ impl MemStore {
 
 impl SharedStore for MemStore {
     fn get(&self, key: &str) -> Result<Option<(Vec<u8>, u32)>, HostError> {
+        self.reads.set(self.reads.get() + 1);
         Ok(self.values.borrow().get(key).cloned())
     }
 
@@ -69,12 +77,36 @@ impl SharedStore for MemStore {
 pub struct MockHost {
     pub store: Rc<MemStore>,
     pub clock: Rc<Cell<u64>>,
+    /// The metrics as Envoy shows them.
     pub metrics: Rc<RefCell<HashMap<(usize, Metric), i64>>>,
+    /// The deltas `add` keeps until [`MockHost::flush`], on a host that batches them as the Wasm layer does;
+    /// `None` on one that adds them at once.
+    pending: Option<Rc<RefCell<Deltas>>>,
 }
 
 impl MockHost {
+    /// The metric as Envoy shows it (without the deltas a batching host still keeps).
     pub fn metric(&self, reservation: usize, metric: Metric) -> i64 {
         self.metrics.borrow().get(&(reservation, metric)).copied().unwrap_or(0)
+    }
+
+    /// Another worker's host on the same store, clock and metrics, which keeps the deltas of `add` until
+    /// [`MockHost::flush`] hands them over, as each Envoy worker's Wasm layer does.
+    pub fn batching(&self) -> MockHost {
+        MockHost { pending: Some(Rc::default()), ..self.clone() }
+    }
+
+    /// Hands the kept deltas over to the metrics.
+    pub fn flush(&self) {
+        let Some(pending) = &self.pending else { return };
+        for (reservation, metric, delta) in pending.borrow_mut().take_all() {
+            *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
+        }
+    }
+
+    /// The delta this host keeps for the metric, not yet handed over.
+    pub fn unflushed(&self, reservation: usize, metric: Metric) -> i64 {
+        self.pending.as_ref().map_or(0, |p| p.borrow().kept(reservation, metric))
     }
 
     pub fn advance(&self, ms: u64) {
@@ -99,6 +131,15 @@ impl Clock for MockHost {
 
 impl Metrics for MockHost {
     fn add(&self, reservation: usize, metric: Metric, delta: i64) {
+        match &self.pending {
+            Some(pending) => pending.borrow_mut().add(reservation, metric, delta),
+            None => *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta,
+        }
+    }
+
+    /// As the Wasm layer does: with the stat's kept deltas (see [`Deltas`]).
+    fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
+        let delta = self.pending.as_ref().map_or(delta, |p| p.borrow_mut().now(reservation, metric, delta));
         *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
     }
 }

@@ -7,7 +7,7 @@
 //! `worker: u32, waiting: u32, listed: u32`, then `listed` arrival times (`u64` ms). Only the oldest
 //! [`MAX_LISTED`] are listed: the comparison needs only the waiters older than one given arrival.
 
-use crate::counters::{self, read_u64, token, MAX_CAS_TRIES};
+use crate::counters::{self, read_u32, read_u64, token, MAX_CAS_TRIES};
 use crate::host::{HostError, SharedStore};
 
 /// Arrival times listed per worker; a longer queue is summarised by its count.
@@ -20,10 +20,6 @@ pub struct Waiters {
     pub waiting: u32,
     /// Arrival times in ms of the oldest waiters, oldest first.
     pub arrivals_ms: Vec<u64>,
-}
-
-fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
-    bytes.get(at..at + 4).and_then(|b| <[u8; 4]>::try_from(b).ok()).map(u32::from_le_bytes)
 }
 
 pub fn decode(bytes: &[u8]) -> Vec<Waiters> {
@@ -47,7 +43,7 @@ pub fn decode(bytes: &[u8]) -> Vec<Waiters> {
 pub fn encode(all: &[Waiters]) -> Vec<u8> {
     let mut out = Vec::new();
     for w in all.iter().filter(|w| w.waiting > 0) {
-        let listed = &w.arrivals_ms[..w.arrivals_ms.len().min(MAX_LISTED)];
+        let listed = w.arrivals_ms.get(..w.arrivals_ms.len().min(MAX_LISTED)).unwrap_or_default();
         out.extend_from_slice(&w.worker.to_le_bytes());
         out.extend_from_slice(&w.waiting.to_le_bytes());
         out.extend_from_slice(&(listed.len() as u32).to_le_bytes());

@@ -12,9 +12,11 @@ use proxy_wasm::types::{Action, ContextType, LogLevel, MetricType, Status};
 
 use crate::classifier::{classify, RequestView};
 use crate::config::Config;
+use crate::deltas::Deltas;
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
 use crate::limiter::{Decision, Effect, Watch, Worker};
 use crate::pace::{Pace, TickWork};
+use crate::stats::{Ids, StatIds};
 
 proxy_wasm::main! {{
     proxy_wasm::set_log_level(LogLevel::Info);
@@ -39,6 +41,11 @@ thread_local! {
     static WATCH: OnceCell<Rc<Watch>> = const { OnceCell::new() };
 }
 
+thread_local! {
+    /// The stats this thread's VM has defined, for the workers of every configuration (see [`StatIds`]).
+    static STAT_IDS: RefCell<StatIds> = RefCell::new(StatIds::default());
+}
+
 fn thread_watch(wall_ms: u64) -> Rc<Watch> {
     WATCH.with(|watch| Rc::clone(watch.get_or_init(|| Rc::new(Watch::starting_at(wall_ms)))))
 }
@@ -49,31 +56,29 @@ fn host_error(what: &str, status: Status) -> HostError {
 
 /// The host as seen from one worker thread: hostcalls plus the ids of the metrics defined at configure time.
 struct EnvoyHost {
-    metric_ids: Vec<[Option<u32>; 6]>,
+    metric_ids: Vec<Ids>,
     /// Metric deltas gathered between flushes: one hostcall per changed stat per flush instead of three per request.
-    pending: RefCell<Vec<[i64; 6]>>,
+    pending: RefCell<Deltas>,
 }
 
 impl EnvoyHost {
-    fn new(config: &Config) -> EnvoyHost {
-        EnvoyHost { metric_ids: define_metrics(config), pending: RefCell::new(vec![[0; 6]; config.reservations.len()]) }
+    fn new(metric_ids: Vec<Ids>) -> EnvoyHost {
+        EnvoyHost { metric_ids, pending: RefCell::new(Deltas::default()) }
     }
 
     fn flush_metrics(&self) {
         let Ok(mut pending) = self.pending.try_borrow_mut() else { return };
-        for (reservation, deltas) in pending.iter_mut().enumerate() {
-            for (index, delta) in deltas.iter_mut().enumerate() {
-                if *delta == 0 {
-                    continue;
+        for (reservation, metric, delta) in pending.take_all() {
+            if let Some(id) = self.metric_id(reservation, metric) {
+                if let Err(status) = hostcalls::increment_metric(id, delta) {
+                    warn!("pathfence: increment_metric failed: {status:?}");
                 }
-                if let Some(Some(id)) = self.metric_ids.get(reservation).map(|ids| ids[index]) {
-                    if let Err(status) = hostcalls::increment_metric(id, *delta) {
-                        warn!("pathfence: increment_metric failed: {status:?}");
-                    }
-                }
-                *delta = 0;
             }
         }
+    }
+
+    fn metric_id(&self, reservation: usize, metric: Metric) -> Option<u32> {
+        self.metric_ids.get(reservation).and_then(|ids| ids.get(metric.index())).copied().flatten()
     }
 }
 
@@ -113,33 +118,44 @@ impl Clock for EnvoyHost {
 }
 
 impl Metrics for EnvoyHost {
-    fn add(&self, reservation: usize, metric: Metric, delta: i64) {
-        let index = Metric::ALL.iter().position(|m| *m == metric).unwrap_or(0);
-        match self.pending.try_borrow_mut() {
-            Ok(mut pending) => {
-                if let Some(deltas) = pending.get_mut(reservation) {
-                    deltas[index] += delta;
-                }
+    /// Hands the delta to Envoy at once, with the stat's kept deltas (see [`Deltas`]); kept for the next flush if
+    /// Envoy refuses it.
+    fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
+        let Ok(mut pending) = self.pending.try_borrow_mut() else {
+            warn!("pathfence: metric update lost while metrics were being flushed: {metric:?} {delta}");
+            return;
+        };
+        let delta = pending.now(reservation, metric, delta);
+        if let Some(id) = self.metric_id(reservation, metric) {
+            match hostcalls::increment_metric(id, delta) {
+                Ok(()) => return,
+                Err(status) => warn!("pathfence: increment_metric failed: {status:?}"),
             }
+        }
+        pending.add(reservation, metric, delta);
+    }
+
+    fn add(&self, reservation: usize, metric: Metric, delta: i64) {
+        match self.pending.try_borrow_mut() {
+            Ok(mut pending) => pending.add(reservation, metric, delta),
             Err(_) => warn!("pathfence: metric update lost while metrics were being flushed: {metric:?} {delta}"),
         }
     }
 }
 
-fn define_metrics(config: &Config) -> Vec<[Option<u32>; 6]> {
-    config
-        .reservations
-        .iter()
-        .map(|r| {
-            Metric::ALL.map(|m| {
-                let kind = if m.is_gauge() { MetricType::Gauge } else { MetricType::Counter };
-                let name = format!("pathfence.{}.{}", r.name, m.suffix());
-                hostcalls::define_metric(kind, &name)
-                    .map_err(|status| warn!("pathfence: cannot define metric {name}: {status:?}"))
-                    .ok()
-            })
+/// The ids of the configuration's stats, and how many stats this VM has defined in all.
+fn define_metrics(config: &Config) -> (Vec<Ids>, usize) {
+    let define = |metric: Metric, name: &str| {
+        let kind = if metric.is_gauge() { MetricType::Gauge } else { MetricType::Counter };
+        hostcalls::define_metric(kind, name).map_err(|status| {
+            warn!("pathfence: cannot define metric {name}: {status:?}");
+            host_error("define_metric", status)
         })
-        .collect()
+    };
+    STAT_IDS.with(|ids| match ids.try_borrow_mut() {
+        Ok(mut ids) => (ids.for_config(config, define), ids.defined()),
+        Err(_) => (StatIds::default().for_config(config, define), 0),
+    })
 }
 
 /// The workers of this thread: the current one, and ones replaced by a new configuration that still hold
@@ -330,7 +346,8 @@ impl RootContext for Root {
         for warning in config.warnings() {
             warn!("pathfence configuration: {warning}");
         }
-        let host = EnvoyHost::new(&config);
+        let (metric_ids, stats_defined) = define_metrics(&config);
+        let host = EnvoyHost::new(metric_ids);
         let paths = config.reservations.len();
         let watch = thread_watch(host.now_ms());
         let worker = match Worker::start_watching(host, config, watch) {
@@ -340,7 +357,10 @@ impl RootContext for Root {
                 return false;
             }
         };
-        info!("pathfence: worker {} configured with {paths} reservations", worker.id());
+        info!(
+            "pathfence: worker {} configured with {paths} reservations; stats defined on this VM: {stats_defined}",
+            worker.id()
+        );
         let mut acts = Vec::new();
         match self.shared.workers.try_borrow_mut() {
             Ok(mut workers) => {
@@ -436,17 +456,26 @@ impl Stream {
     }
 }
 
+/// The request headers of the current stream, read as bytes: a value need not be UTF-8 (the SDK's text reads
+/// panic on one, which aborted the VM with every stream of its worker). Read only from the request-headers
+/// callback, where Envoy has the map and answers `Ok` or `NotFound`, the only statuses the SDK does not panic on.
 struct Headers;
 
+impl Headers {
+    fn get(name: &str) -> Option<Vec<u8>> {
+        hostcalls::get_map_value_bytes(proxy_wasm::types::MapType::HttpRequestHeaders, name).ok().flatten()
+    }
+}
+
 impl RequestView for Headers {
-    fn path(&self) -> Option<String> {
-        hostcalls::get_map_value(proxy_wasm::types::MapType::HttpRequestHeaders, ":path").ok().flatten()
+    fn path(&self) -> Option<Vec<u8>> {
+        Headers::get(":path")
     }
-    fn method(&self) -> Option<String> {
-        hostcalls::get_map_value(proxy_wasm::types::MapType::HttpRequestHeaders, ":method").ok().flatten()
+    fn method(&self) -> Option<Vec<u8>> {
+        Headers::get(":method")
     }
-    fn header(&self, name: &str) -> Option<String> {
-        hostcalls::get_map_value(proxy_wasm::types::MapType::HttpRequestHeaders, name).ok().flatten()
+    fn header(&self, name: &str) -> Option<Vec<u8>> {
+        Headers::get(name)
     }
 }
 

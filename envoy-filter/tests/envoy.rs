@@ -298,3 +298,105 @@ fn a_new_configuration_takes_over_and_the_old_one_leaves_no_slot_behind() {
     assert!(drained, "{:?}", envoy.stats("pathfence."));
     assert!(!envoy.log_text().contains("panic"), "{}", envoy.log_text());
 }
+
+/// Two paths, the first named `first`; `retry_after_s` makes each push a configuration Envoy has not seen (it
+/// reuses the root contexts of one it still has).
+fn named(first: &str, retry_after_s: u32) -> String {
+    format!(
+        r#"{{"paths": [{{"name": "{first}", "match": {{"prefix": "/a"}}, "max_concurrency": 2}},
+                     {{"name": "b", "match": {{"prefix": "/b"}}, "max_concurrency": 2}}],
+            "retry_after_s": {retry_after_s}}}"#
+    )
+}
+
+/// What each worker logged, as it was configured, of the stats its VM had defined so far.
+fn stats_defined(envoy: &Envoy) -> Vec<usize> {
+    let log = envoy.log_text();
+    log.lines()
+        .filter_map(|l| l.split("stats defined on this VM: ").nth(1))
+        .filter_map(|n| n.trim().parse().ok())
+        .collect()
+}
+
+#[test]
+fn configurations_pushed_again_and_again_define_each_stat_once() {
+    let Some(bin) = envoy_bin("configurations_pushed_again_and_again_define_each_stat_once") else { return };
+    let _serial = exclusive();
+    let upstream = Upstream::start(None, |_| Duration::ZERO);
+    let envoy = Envoy::start_reloadable(&bin, upstream.port, &named("a", 0)).unwrap();
+    // A control plane renaming path `a` to `c` and back on every push: Envoy never frees a stat, and each
+    // definition adds to the VM's table of metric ids even for a name it has.
+    let pushes = 6;
+    for push in 1..=pushes {
+        let first = if push % 2 == 0 { "a" } else { "c" };
+        envoy.reconfigure(&named(first, push)).unwrap();
+        // Envoy configures the new root contexts (one per worker thread, one on the main thread) as it applies the
+        // listener, and logs within 100 ms.
+        let configured = eventually(Duration::from_secs(5), || stats_defined(&envoy).len() >= 3 * (push as usize + 1));
+        assert!(configured, "push {push}: {:?}\n{}", stats_defined(&envoy), envoy.log_text());
+        assert_eq!(get(envoy.port, "/a/x", Duration::from_secs(2)).map(|r| r.status).ok(), Some(200), "push {push}");
+    }
+    let defined = stats_defined(&envoy);
+    println!("stats defined on the VM, as each worker was configured: {defined:?}");
+    // a, b, c and local, six stats each, however often they were configured.
+    assert!(defined.iter().all(|n| *n <= 4 * 6), "{defined:?}");
+    let shown = envoy.stats("wasmcustom.pathfence.");
+    assert_eq!(shown.len(), 4 * 6, "{shown:?}");
+    assert!(shown.values().all(|v| *v >= 0), "a stat below zero: {shown:?}");
+    assert!(!envoy.log_text().contains("panic"), "{}", envoy.log_text());
+}
+
+/// Every worker hands its changes of `active` to Envoy in batches (every 10 ms under load): a slot freed on one
+/// worker and taken on the other could show twice, and `active` read above the limit, while the upstream never saw
+/// more than the limit. An alert on `active > max_concurrency` must not fire.
+#[test]
+fn active_never_reads_above_the_limit_under_overload() {
+    let Some(bin) = envoy_bin("active_never_reads_above_the_limit_under_overload") else { return };
+    let _serial = exclusive();
+    let upstream = Upstream::start(None, |_| Duration::from_millis(2));
+    let config = r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 4, "max_queue": 0}]}"#;
+    let envoy = Envoy::start(&bin, upstream.port, Some(config)).unwrap();
+    // 16 clients on keep-alive connections, both workers, each sending its next request as soon as it has an answer.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let clients: Vec<_> = (0..16)
+        .map(|_| {
+            let (stop, port) = (std::sync::Arc::clone(&stop), envoy.port);
+            std::thread::spawn(move || {
+                let mut answers = [0usize; 2];
+                let Ok(mut client) = Client::connect(port) else { return answers };
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    match client.get("/a/x") {
+                        Ok(200) => answers[0] += 1,
+                        Ok(_) => answers[1] += 1,
+                        Err(_) => break,
+                    }
+                }
+                answers
+            })
+        })
+        .collect();
+    let key = "wasmcustom.pathfence.a.active";
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    let mut readings = Vec::new();
+    while std::time::Instant::now() < deadline {
+        readings.extend(envoy.stats("pathfence.a.active").get(key).copied());
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let answers = clients.into_iter().map(|c| c.join().unwrap()).fold([0, 0], |a, b| [a[0] + b[0], a[1] + b[1]]);
+    let mut counts = std::collections::BTreeMap::new();
+    for r in &readings {
+        *counts.entry(*r).or_insert(0) += 1;
+    }
+    println!(
+        "{} readings of active (value: times read): {counts:?}; {} admitted, {} refused",
+        readings.len(),
+        answers[0],
+        answers[1]
+    );
+    // The load must fill the path, or a reading at the limit proves nothing.
+    assert!(answers[1] > 0 && counts.get(&4).is_some_and(|n| *n > 0), "the path was never full: {counts:?}");
+    let most = readings.iter().copied().max().unwrap_or(0);
+    assert!(most <= 4, "active read {most} against a limit of 4: {counts:?}");
+    let least = readings.iter().copied().min().unwrap_or(0);
+    assert!(least >= 0, "active read {least} (Envoy's unsigned gauge below zero): {counts:?}");
+}

@@ -20,7 +20,7 @@ impl<H: Host> Worker<H> {
         if !others_held && matches!(self.pass_gate(), Gate::Open) {
             return self.admit_or_queue(context, class, Some(now), effects);
         }
-        if self.backlog(class) >= self.config.reservations[class].max_queue as usize {
+        if self.backlog(class) >= self.config.reservation(class).map_or(0, |r| r.max_queue as usize) {
             self.host.add(class, Metric::RejectedQueueFull, 1);
             return Decision::Reject { reservation: class };
         }
@@ -75,7 +75,7 @@ impl<H: Host> Worker<H> {
             .copied()
             .filter(|c| match requests.get(c) {
                 Some(Request { class, state: State::Held { since_ms } }) => {
-                    since_ms.saturating_add(config.reservations[*class].queue_timeout_ms) <= now
+                    since_ms.saturating_add(config.reservation(*class).map_or(0, |r| r.queue_timeout_ms)) <= now
                 }
                 _ => false,
             })

@@ -1,15 +1,22 @@
 //! Taking and giving back slots of the shared in-flight counts.
 //!
 //! A worker's part of a path's `active` gauge is its share of the shared count: a slot adds to `active` when it
-//! enters the count and takes away when it leaves it. A spare or a release still to be retried therefore still
-//! counts (a spare while requests here keep taking spares, and for a tick after; a release until it goes
-//! through), and reclaiming a worker's share takes back exactly what it added.
+//! enters the count and takes away when it leaves it. A spare therefore still counts (while requests here keep
+//! taking spares, and for a tick after), and reclaiming a worker's share takes back exactly what it added.
+//!
+//! The Wasm layer hands a worker's additions to Envoy in batches (every 10 ms while it ticks faster than idle),
+//! so a slot taken off `active` in a batch would still show there after it went back to the count, while the worker
+//! that took it next may already have added it again: `active` would read above the limit for up to a batch's
+//! time. So a slot is taken off `active` at once, before it goes back to the count, and added only after it was
+//! taken from the count: what Envoy shows never exceeds the count. A release that keeps losing its race is off
+//! `active` while it waits to be retried (see `off_active`).
 
 use log::warn;
 
 use super::{Permit, State, Worker};
 use crate::counters::{self, Acquire};
 use crate::host::{Host, Metric};
+use crate::per_path::PerPath;
 
 impl<H: Host> Worker<H> {
     /// Takes a slot for a request of `class`: its own reservation, or for a local request whose reservation
@@ -21,33 +28,31 @@ impl<H: Host> Worker<H> {
         if class != self.config.local() || !self.config.local_borrows {
             return None;
         }
-        let mut others: Vec<(u64, usize)> = (0..self.config.local())
-            .filter_map(|pool| counters::load(&self.host, &self.keys.inflight[pool]).ok().map(|n| (n, pool)))
-            .collect();
+        let mut others: Vec<(u64, usize)> =
+            (0..self.config.local()).filter_map(|pool| self.load(pool).map(|n| (n, pool))).collect();
         others.sort_unstable();
         others.into_iter().find_map(|(_, pool)| self.try_pool(pool))
     }
 
     fn try_pool(&mut self, pool: usize) -> Option<Permit> {
-        let Some(limit) = self.config.reservations[pool].max_concurrency else {
+        let reservation = self.config.reservation(pool)?;
+        let Some(limit) = reservation.max_concurrency else {
             return Some(Permit { pool, counted: false });
         };
-        if self.spare[pool] > 0 {
-            self.spare[pool] -= 1;
-            self.spares_taken[pool] = self.spares_taken[pool].saturating_add(1);
+        if self.spare.at(pool) > 0 {
+            self.spare.update(pool, |n| n - 1);
+            self.spares_taken.update(pool, |n| n.saturating_add(1));
             return Some(Permit { pool, counted: true });
         }
-        match counters::try_acquire(&self.host, &self.keys.inflight[pool], self.id, limit) {
+        let key = self.keys.inflight.get(pool)?;
+        match counters::try_acquire(&self.host, key, self.id, limit) {
             Ok(Acquire::Granted) => {
                 self.host.add(pool, Metric::Active, 1);
                 Some(Permit { pool, counted: true })
             }
             Ok(Acquire::Full) | Ok(Acquire::Contended) => None,
             Err(e) => {
-                warn!(
-                    "pathfence: shared count of `{}` unavailable, admitting: {e}",
-                    self.config.reservations[pool].name
-                );
+                warn!("pathfence: shared count of `{}` unavailable, admitting: {e}", self.config.name(pool));
                 Some(Permit { pool, counted: false })
             }
         }
@@ -61,11 +66,11 @@ impl<H: Host> Worker<H> {
             if class == local && self.config.local_borrows { (0..=local).collect() } else { vec![class] };
         let mut free = 0u64;
         for pool in pools {
-            let Some(limit) = self.config.reservations[pool].max_concurrency else {
+            let Some(limit) = self.config.limit(pool) else {
                 return u64::MAX;
             };
             self.give_back_spares(pool);
-            let load = counters::load(&self.host, &self.keys.inflight[pool]).unwrap_or(u64::from(limit));
+            let load = self.load(pool).unwrap_or(u64::from(limit));
             free = free.saturating_add(u64::from(limit).saturating_sub(load));
         }
         free
@@ -74,29 +79,53 @@ impl<H: Host> Worker<H> {
     /// Whether `pool`'s shared count is at its limit; yes if it cannot be read, so that spares are not kept on a
     /// guess.
     pub(super) fn is_full(&self, pool: usize) -> bool {
-        let Some(limit) = self.config.reservations[pool].max_concurrency else {
+        let Some(limit) = self.config.limit(pool) else {
             return false;
         };
-        counters::load(&self.host, &self.keys.inflight[pool]).map_or(true, |load| load >= u64::from(limit))
+        self.load(pool).is_none_or(|load| load >= u64::from(limit))
+    }
+
+    /// The shared count of `pool`, across workers; `None` if it cannot be read.
+    fn load(&self, pool: usize) -> Option<u64> {
+        counters::load(&self.host, self.keys.inflight.get(pool)?).ok()
     }
 
     /// Takes `count` slots of `pool` out of the shared count now, or on a later tick if the race is lost.
     pub(super) fn give_back(&mut self, pool: usize, count: u32) {
-        self.pending_release[pool] += count;
-        let pending = self.pending_release[pool];
+        self.pending_release.update(pool, |n| n.saturating_add(count));
+        if count > 0 {
+            self.busy.insert(pool);
+        }
+        let pending = self.pending_release.at(pool);
         if pending == 0 {
             return;
         }
-        match counters::release(&self.host, &self.keys.inflight[pool], self.id, pending) {
+        // Off `active` before another worker can take them (see the module's comment).
+        let Some(key) = self.keys.inflight.get(pool) else { return };
+        let not_yet_off = pending.saturating_sub(self.off_active.at(pool));
+        if not_yet_off > 0 {
+            self.host.add_now(pool, Metric::Active, -i64::from(not_yet_off));
+            self.off_active.put(pool, pending);
+        }
+        match counters::release(&self.host, key, self.id, pending) {
             Ok(Some(left)) => {
-                self.pending_release[pool] = 0;
+                self.pending_release.put(pool, 0);
+                self.off_active.put(pool, 0);
                 // Fewer than `pending` if another worker reclaimed this one's share while it stalled: the reclaim
-                // took those off `active` already.
-                self.host.add(pool, Metric::Active, -i64::from(left));
+                // took those off `active` already, and so did this worker.
+                if left < pending {
+                    self.host.add(pool, Metric::Active, i64::from(pending - left));
+                }
             }
             Ok(None) => {}
             Err(e) => warn!("pathfence: releasing {pending} slot(s) failed, will retry: {e}"),
         }
+    }
+
+    /// Slots of `pool` this worker has taken off `active` ahead of a release still to be retried: `active` reads
+    /// that much below the shared count until the release goes through.
+    pub fn off_active(&self, pool: usize) -> u32 {
+        self.off_active.get(pool).copied().unwrap_or(0)
     }
 
     /// The slots of `pool` this worker holds in the shared count: its requests' slots, its spares and the
@@ -110,8 +139,8 @@ impl<H: Host> Worker<H> {
             .count();
         u32::try_from(admitted)
             .unwrap_or(u32::MAX)
-            .saturating_add(self.spare[pool])
-            .saturating_add(self.pending_release[pool])
+            .saturating_add(self.spare.at(pool))
+            .saturating_add(self.pending_release.at(pool))
     }
 
     /// Puts this worker's share of `pool` back to what it holds, if it differs: a worker that stalled past its
@@ -123,7 +152,7 @@ impl<H: Host> Worker<H> {
             warn!(
                 "pathfence: the shared count of `{}` had {before} slot(s) of this worker, which holds {held}; put back \
                  (it was reclaimed while this worker stalled)",
-                self.config.reservations[pool].name
+                self.config.name(pool)
             );
         }
     }
@@ -131,19 +160,16 @@ impl<H: Host> Worker<H> {
     /// Sets this worker's share of `pool` to what it holds and moves `active` by the difference; the share it
     /// replaced and the new one, if they differed.
     pub(super) fn set_own_share(&mut self, pool: usize) -> Option<(u32, u32)> {
-        self.config.reservations[pool].max_concurrency?;
+        self.config.limit(pool)?;
         let held = self.own_share(pool);
-        match counters::set_share(&self.host, &self.keys.inflight[pool], self.id, held) {
+        match counters::set_share(&self.host, self.keys.inflight.get(pool)?, self.id, held) {
             Ok(Some(before)) if before != held => {
-                self.host.add(pool, Metric::Active, i64::from(held) - i64::from(before));
+                self.host.add_now(pool, Metric::Active, i64::from(held) - i64::from(before));
                 Some((before, held))
             }
             Ok(Some(_)) => None,
             Ok(None) => {
-                warn!(
-                    "pathfence: setting this worker's share of `{}` kept losing the race",
-                    self.config.reservations[pool].name
-                );
+                warn!("pathfence: setting this worker's share of `{}` kept losing the race", self.config.name(pool));
                 None
             }
             Err(e) => {
@@ -154,8 +180,9 @@ impl<H: Host> Worker<H> {
     }
 
     pub(super) fn give_back_spares(&mut self, pool: usize) {
-        let spare = std::mem::take(&mut self.spare[pool]);
-        self.spares_taken[pool] = 0;
+        let spare = self.spare.at(pool);
+        self.spare.put(pool, 0);
+        self.spares_taken.put(pool, 0);
         self.give_back(pool, spare);
     }
 
@@ -164,9 +191,10 @@ impl<H: Host> Worker<H> {
     /// instead of giving them all back on every tick and taking them again right after, a compare-and-swap
     /// each; once its requests stop, the next tick gives them all back.
     pub(super) fn give_back_unused_spares(&mut self, pool: usize) {
-        let kept = self.spare[pool].min(std::mem::take(&mut self.spares_taken[pool]));
-        let unused = self.spare[pool] - kept;
-        self.spare[pool] = kept;
+        let kept = self.spare.at(pool).min(self.spares_taken.at(pool));
+        let unused = self.spare.at(pool) - kept;
+        self.spares_taken.put(pool, 0);
+        self.spare.put(pool, kept);
         self.give_back(pool, unused);
     }
 }

@@ -239,10 +239,59 @@ fn a_release_that_loses_every_race_is_retried_on_the_tick() {
     host.store.fail_next_cas(counters::MAX_CAS_TRIES);
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 1);
+    assert_eq!((host.metric(A, Metric::Active), w.off_active(A)), (0, 1), "off `active` before it is released");
     assert_eq!(w.tick_work(), TickWork::Prompt, "a release to retry calls for the prompt pace");
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 0);
     assert_eq!(w.tick_work(), TickWork::None);
+}
+
+/// Each worker hands its deltas to Envoy in batches: a slot freed on one worker and taken on the other shows once in
+/// `active`, whichever hands its batch over first.
+#[test]
+fn a_slot_passed_between_workers_never_shows_twice_in_active() {
+    let host = MockHost::default();
+    let start = || Worker::start(host.batching(), config("")).unwrap();
+    let (mut w1, mut w2) = (start(), start());
+    let mut fx = Vec::new();
+    w1.on_request(1, A, &mut fx);
+    w1.on_request(2, A, &mut fx);
+    w1.host().flush();
+    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
+    // Freed, the slot stays a spare on w1 until its tick sees the waiter on w2 and gives it back to the shared
+    // count; w2's tick takes it.
+    w1.on_stream_end(1, &mut fx);
+    w1.on_tick(&mut fx);
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+    w2.host().flush();
+    assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (2, 2), "w2 handed its batch over first");
+    w1.host().flush();
+    assert_eq!(host.metric(A, Metric::Active), 2);
+}
+
+/// A slot's `-1` to `active` goes to Envoy at once, as it goes back to the shared count: the `+1` of its admission,
+/// still in the worker's batch, goes with it, or Envoy's unsigned gauge would read 1 below zero (2^64 - 1).
+#[test]
+fn active_never_reads_below_zero_when_a_slot_goes_back_before_its_admission_was_handed_over() {
+    let host = MockHost::default();
+    let start = || Worker::start(host.batching(), config("")).unwrap();
+    let (mut w1, mut w2) = (start(), start());
+    let mut fx = Vec::new();
+    w1.on_request(1, A, &mut fx);
+    w1.on_request(2, A, &mut fx);
+    assert_eq!(w2.on_request(3, A, &mut fx), Decision::Wait);
+    // No flush yet: w1's two admissions are still in its batch when it gives a slot back for w2's waiter.
+    w1.on_stream_end(1, &mut fx);
+    w1.on_tick(&mut fx);
+    assert_eq!(inflight(&host, "a"), 1, "the slot went back to the shared count");
+    assert_eq!(host.metric(A, Metric::Active), 1, "w1's part, exact: one slot held");
+    w2.on_tick(&mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
+    assert_eq!(host.metric(A, Metric::Active), 1, "w2's admission is still in its batch");
+    w2.host().flush();
+    w1.host().flush();
+    assert_eq!(host.metric(A, Metric::Active), 2);
 }
 
 /// Request `context` of `class` comes and goes on a spare: no shared write for either.
@@ -866,4 +915,51 @@ fn a_retired_worker_refuses_its_waiters_and_still_releases_its_admitted_requests
     assert!(fx.is_empty());
     assert_eq!(inflight(&host, "a"), 0);
     assert_eq!(inflight(&host, "b"), 0);
+}
+
+/// A configuration of `paths` paths `p0`, `p1`, ..., one slot each.
+fn many_paths(paths: usize) -> Config {
+    let paths: Vec<String> = (0..paths)
+        .map(|i| format!(r#"{{"name": "p{i}", "match": {{"prefix": "/p{i}/"}}, "max_concurrency": 1}}"#))
+        .collect();
+    Config::parse(format!(r#"{{"paths": [{}]}}"#, paths.join(",")).as_bytes()).unwrap()
+}
+
+/// Shared-data reads of one tick of `w`, 2 ms after the last (no heartbeat or reclaim is due).
+fn reads_of_a_tick(host: &MockHost, w: &mut Worker<MockHost>, fx: &mut Vec<Effect>) -> u64 {
+    host.advance(2);
+    let before = host.store.reads();
+    w.on_tick(fx);
+    host.store.reads() - before
+}
+
+#[test]
+fn a_tick_reads_the_waiters_of_the_paths_that_have_some_not_of_every_path() {
+    let host = MockHost::default();
+    let start = || Worker::start(host.clone(), many_paths(2000)).unwrap();
+    let (mut w1, mut w2) = (start(), start());
+    let mut fx = Vec::new();
+    // p7's slot is taken on w1, and a request of p7 waits for it on w2: both workers tick at the prompt pace.
+    assert_eq!(w1.on_request(1, 7, &mut fx), Decision::Continue);
+    assert_eq!(w2.on_request(2, 7, &mut fx), Decision::Wait);
+    for _ in 0..3 {
+        let (r1, r2) = (reads_of_a_tick(&host, &mut w1, &mut fx), reads_of_a_tick(&host, &mut w2, &mut fx));
+        assert!(fx.is_empty(), "{fx:?}");
+        // The shared list of paths with waiters, p7's waiters, p7's count (w2, to drain its queue) and the like:
+        // a few reads, not one for each of the 2,000 paths.
+        assert!(r1 <= 4 && r2 <= 4, "a tick read {r1} (w1) and {r2} (w2) keys");
+        assert_eq!((w1.tick_work(), w2.tick_work()), (TickWork::Prompt, TickWork::Prompt));
+    }
+    // Once the waiter has its slot, the ticks read the shared list alone.
+    w1.on_stream_end(1, &mut fx);
+    reads_of_a_tick(&host, &mut w1, &mut fx);
+    reads_of_a_tick(&host, &mut w2, &mut fx);
+    assert_eq!(fx, vec![Effect::Resume { context: 2 }]);
+    w2.on_stream_end(2, &mut fx);
+    for _ in 0..2 {
+        reads_of_a_tick(&host, &mut w1, &mut fx);
+        reads_of_a_tick(&host, &mut w2, &mut fx);
+    }
+    assert_eq!(reads_of_a_tick(&host, &mut w1, &mut fx), 1);
+    assert_eq!(reads_of_a_tick(&host, &mut w2, &mut fx), 1);
 }

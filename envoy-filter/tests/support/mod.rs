@@ -14,6 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+pub mod h2c;
+
 pub fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -41,11 +43,16 @@ pub fn envoy_bin(test: &str) -> Option<PathBuf> {
 }
 
 /// The module Envoy loads: the release build, trimmed of the callbacks the filter does not implement, as the
-/// Maven build makes it; built on first use so that `cargo test` alone also works.
+/// Maven build makes it; built on first use so that `cargo test` alone also works. `PATHFENCE_TEST_WASM` names
+/// another module to load instead, such as an earlier build, to check that a test fails on it.
 pub fn wasm() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
         .get_or_init(|| {
+            if let Some(module) = std::env::var_os("PATHFENCE_TEST_WASM") {
+                eprintln!("testing the module {} (PATHFENCE_TEST_WASM)", PathBuf::from(&module).display());
+                return PathBuf::from(module);
+            }
             let built = "target/wasm32-wasip1/release/pathfence_envoy_filter.wasm";
             let trimmed = "target/pathfence_envoy_filter.wasm";
             cargo(&["build", "--release", "--locked", "--target", "wasm32-wasip1", "--lib"]);
@@ -210,6 +217,19 @@ impl Envoy {
         Envoy::launch(bin, &dir, port, admin_port, bootstrap(port, admin_port, upstream, filter))
     }
 
+    /// Starts Envoy with the filter and the given `failure_policy` of the Wasm plugin (`FAIL_CLOSED`, Envoy's
+    /// default, or `FAIL_OPEN`): what Envoy does with the streams of a VM that failed.
+    pub fn start_with_policy(bin: &Path, upstream: u16, filter: &str, failure_policy: &str) -> Result<Envoy, String> {
+        let dir = scratch_dir();
+        let (port, admin_port) = (free_port(), free_port());
+        let wasm = wasm();
+        let mut config: serde_json::Value =
+            serde_json::from_str(&bootstrap(port, admin_port, upstream, Some((wasm.as_path(), filter)))).unwrap();
+        let manager = &mut config["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0];
+        manager["typed_config"]["http_filters"][0]["typed_config"]["config"]["failure_policy"] = failure_policy.into();
+        Envoy::launch(bin, &dir, port, admin_port, config.to_string())
+    }
+
     /// Starts Envoy answering every request itself ([`answering_bootstrap`]), with the given module and filter
     /// configuration, if any.
     pub fn start_answering(bin: &Path, filter: Option<(&Path, &str)>) -> Result<Envoy, String> {
@@ -320,8 +340,21 @@ impl Envoy {
         r.body
             .lines()
             .filter_map(|l| l.split_once(": "))
-            .filter_map(|(k, v)| v.trim().parse::<i64>().ok().map(|v| (k.to_string(), v)))
+            // A gauge is unsigned in Envoy: one taken below zero reads near 2^64, and shows here as the negative
+            // number it is rather than going missing.
+            .filter_map(|(k, v)| v.trim().parse::<u64>().ok().map(|v| (k.to_string(), v as i64)))
             .collect()
+    }
+
+    /// Downstream connections open on each worker of the listener, in worker order.
+    pub fn connections_per_worker(&self) -> Vec<i64> {
+        let mut workers: Vec<(String, i64)> = self
+            .stats(&format!("listener.127.0.0.1_{}.worker_", self.port))
+            .into_iter()
+            .filter(|(k, _)| k.ends_with(".downstream_cx_active"))
+            .collect();
+        workers.sort();
+        workers.into_iter().map(|(_, v)| v).collect()
     }
 
     pub fn prometheus(&self) -> String {
@@ -413,6 +446,16 @@ impl Client {
         self.writer.write_all(format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").as_bytes())?;
         Ok(read_response(&mut self.reader)?.status)
     }
+
+    /// Writes a request as given, byte for byte, without waiting for the answer.
+    pub fn write_raw(&mut self, request: &[u8]) -> std::io::Result<()> {
+        self.writer.write_all(request)
+    }
+
+    /// Reads the next response on the connection.
+    pub fn read(&mut self) -> std::io::Result<Response> {
+        read_response(&mut self.reader)
+    }
 }
 
 /// A loopback HTTP/1.1 server. With `workers`, requests run on a fixed pool of that many threads, like a
@@ -503,20 +546,21 @@ fn connection(
 ) {
     let Ok(read_half) = conn.try_clone() else { return };
     let mut reader = BufReader::new(read_half);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
+    // Read as bytes: a test may send a request line or header that is not UTF-8, and Envoy passes it on.
+    let mut bytes = Vec::new();
+    let mut read_line = |reader: &mut BufReader<TcpStream>| -> Option<String> {
+        bytes.clear();
+        match reader.read_until(b'\n', &mut bytes) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         }
+    };
+    loop {
+        let Some(line) = read_line(&mut reader) else { return };
         let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
         let mut length = 0usize;
         loop {
-            line.clear();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
+            let Some(line) = read_line(&mut reader) else { return };
             let l = line.trim_end();
             if l.is_empty() {
                 break;

@@ -3,6 +3,10 @@ package io.pathfence.actuate;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -16,10 +20,14 @@ import io.pathfence.tuning.TuningDecision;
 
 /**
  * The {@code pathfence} actuator endpoint: every reservation's figures, and a write
- * operation that resizes a path's reservation at run time.
+ * operation that resizes a path's reservation at run time. Read-only unless
+ * {@code management.endpoint.pathfence.access=unrestricted}: whoever can resize can set a
+ * path to 0 permits. Every resize, done or refused, is logged.
  */
-@Endpoint(id = "pathfence")
+@Endpoint(id = "pathfence", defaultAccess = Access.READ_ONLY)
 public class PathFenceEndpoint {
+
+	private static final Log logger = LogFactory.getLog(PathFenceEndpoint.class);
 
 	private final PathFence fence;
 
@@ -47,23 +55,47 @@ public class PathFenceEndpoint {
 
 	/**
 	 * Resizes a path's reservation. Refused, with the reason, when the path is unknown or
-	 * the reservations would no longer fit the pool.
+	 * the reservations would no longer fit the pool. Over HTTP the
+	 * {@link PathFenceEndpointWebExtension} answers instead, with the status each outcome
+	 * calls for.
 	 */
 	@WriteOperation
 	public PathFigures resize(@Selector String path, int permits) {
-		if (!this.fence.hasPath(path)) {
-			return null;
+		Resize resize = attemptResize(path, permits);
+		if (resize.refusal() != null) {
+			throw new InvalidEndpointRequestException(resize.refusal(), resize.refusal());
 		}
+		return resize.figures();
+	}
+
+	/** Resizes a path's reservation if it can, and logs what it did. */
+	Resize attemptResize(String path, int permits) {
+		if (!this.fence.hasPath(path)) {
+			String refusal = "No path '" + path + "'; paths: " + this.fence.pathNames();
+			logger.warn("Refused to resize path '" + path + "' to " + permits + " permits: " + refusal);
+			return new Resize(null, false, refusal);
+		}
+		int before = this.fence.figures(path).permits();
 		try {
 			this.fence.resize(path, permits);
 		}
 		catch (IllegalArgumentException ex) {
-			// A refused size is the caller's mistake: 400 with the reason, not a server
-			// error.
-			throw new InvalidEndpointRequestException("Cannot resize path '" + path + "': " + ex.getMessage(),
-					ex.getMessage());
+			String refusal = "Cannot resize path '" + path + "' to " + permits + " permits: " + ex.getMessage();
+			logger.warn("Refused to resize path '" + path + "' to " + permits + " permits: " + ex.getMessage());
+			return new Resize(null, true, refusal);
 		}
-		return this.fence.figures(path);
+		logger.info("Resized path '" + path + "' from " + before + " to " + permits + " permits");
+		return new Resize(this.fence.figures(path), true, null);
+	}
+
+	/**
+	 * What a resize did.
+	 *
+	 * @param figures the path's figures afterwards; {@code null} when refused
+	 * @param known whether the path exists
+	 * @param refusal why the resize was refused; {@code null} when it was done
+	 */
+	record Resize(PathFigures figures, boolean known, String refusal) {
 	}
 
 	/**

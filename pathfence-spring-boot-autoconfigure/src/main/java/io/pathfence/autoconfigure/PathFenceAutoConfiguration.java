@@ -1,8 +1,6 @@
 package io.pathfence.autoconfigure;
 
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -10,13 +8,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.core.env.Environment;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFenceListener;
@@ -39,9 +34,12 @@ public final class PathFenceAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PathFence pathFence(PathFenceProperties properties, ObjectProvider<PathFenceListener> listeners) {
+	PathFence pathFence(PathFenceProperties properties, ObjectProvider<PathFenceListener> listeners,
+			ObjectProvider<PathFenceCustomizer> customizers) {
 		List<PathFenceListener> all = listeners.orderedStream().toList();
-		return PathFenceFactory.create(properties, CompositePathFenceListener.of(all));
+		PathFence.Builder builder = PathFenceFactory.builder(properties).listener(CompositePathFenceListener.of(all));
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		return builder.build();
 	}
 
 	@Bean(destroyMethod = "close")
@@ -52,15 +50,8 @@ public final class PathFenceAutoConfiguration {
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static FencedPathAdvisingPostProcessor fencedPathAdvisingPostProcessor(Environment environment) {
-		// A post-processor is created before the properties bean, so the path names are
-		// bound here directly.
-		Set<String> names = new LinkedHashSet<>(Binder.get(environment)
-			.bind("pathfence.paths", Bindable.mapOf(String.class, Object.class))
-			.map(java.util.Map::keySet)
-			.orElse(Set.of()));
-		names.add(PathFence.LOCAL);
-		return new FencedPathAdvisingPostProcessor(names);
+	static FencedPathAdvisingPostProcessor fencedPathAdvisingPostProcessor(ObjectProvider<PathFence> fence) {
+		return new FencedPathAdvisingPostProcessor(fence::getObject);
 	}
 
 }

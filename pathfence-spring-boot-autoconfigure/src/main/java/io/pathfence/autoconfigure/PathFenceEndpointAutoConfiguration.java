@@ -2,6 +2,7 @@ package io.pathfence.autoconfigure;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -10,12 +11,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import io.pathfence.actuate.PathFenceEndpoint;
+import io.pathfence.actuate.PathFenceEndpointWebExtension;
 import io.pathfence.core.PathFence;
 import io.pathfence.tuning.PathTuner;
 
 /**
  * The {@code pathfence} actuator endpoint, when the actuator is on the classpath and the
- * endpoint is available.
+ * endpoint is available, with its web extension when it is exposed over HTTP.
  */
 @AutoConfiguration(after = PathFenceAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
@@ -27,6 +29,14 @@ public final class PathFenceEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	PathFenceEndpoint pathFenceEndpoint(PathFence fence, ObjectProvider<PathTuner> tuner) {
 		return new PathFenceEndpoint(fence, tuner.getIfAvailable());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(PathFenceEndpoint.class)
+	@ConditionalOnAvailableEndpoint(endpoint = PathFenceEndpoint.class, exposure = EndpointExposure.WEB)
+	PathFenceEndpointWebExtension pathFenceEndpointWebExtension(PathFenceEndpoint endpoint) {
+		return new PathFenceEndpointWebExtension(endpoint);
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.concurrent.Executor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.task.ThreadPoolTaskExecutorBuilder;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
@@ -12,6 +13,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskDecorator;
+import org.springframework.scheduling.annotation.AsyncAnnotationBeanPostProcessor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 import io.pathfence.core.PathFence;
@@ -41,7 +43,8 @@ final class PathFenceExecutorConfigurations {
 		 * decorator stay the fence's.
 		 */
 		@Lazy
-		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
+		@Bean(name = { TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME,
+				AsyncAnnotationBeanPostProcessor.DEFAULT_TASK_EXECUTOR_BEAN_NAME })
 		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, WaitTimer waitTimer,
 				PathFenceProperties properties, ObjectProvider<TaskDecorator> taskDecorator,
 				ObjectProvider<ThreadPoolTaskExecutorBuilder> builder) {
@@ -79,7 +82,8 @@ final class PathFenceExecutorConfigurations {
 	static class VirtualThreadsConfiguration {
 
 		@Lazy
-		@Bean(name = { "applicationTaskExecutor", "taskExecutor" })
+		@Bean(name = { TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME,
+				AsyncAnnotationBeanPostProcessor.DEFAULT_TASK_EXECUTOR_BEAN_NAME })
 		PathFenceTaskExecutor applicationTaskExecutor(PathFence fence, WaitTimer waitTimer,
 				ObjectProvider<TaskDecorator> taskDecorator) {
 			// Virtual threads are cheap, so the permits alone bound the concurrency of

@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import io.pathfence.core.InvalidPathFenceConfigurationException;
 import io.pathfence.core.PathFence;
-import io.pathfence.core.PathFenceListener;
 
 /**
- * Checks {@link PathFenceProperties} and builds the {@link PathFence} they describe.
+ * Checks {@link PathFenceProperties} and describes the {@link PathFence} they configure.
  * Every check names the property it is about, so a mistake is reported as that property,
  * not as a stack trace from the scheduler.
  */
@@ -19,9 +19,9 @@ final class PathFenceFactory {
 	private PathFenceFactory() {
 	}
 
-	static PathFence create(PathFenceProperties properties, PathFenceListener listener) {
-		check(properties);
-		PathFence.Builder builder = PathFence.builder(properties.getPoolSize()).listener(listener);
+	/** A builder of the fence that checked properties describe. */
+	static PathFence.Builder builder(PathFenceProperties properties) {
+		PathFence.Builder builder = PathFence.builder(properties.getPoolSize());
 		properties.getPaths()
 			.forEach((name, path) -> builder.path(name, path.getPermits(), path.getMaxQueue(), path.getQueueTimeout()));
 		PathFenceProperties.Local local = properties.getLocal();
@@ -31,7 +31,7 @@ final class PathFenceFactory {
 		else {
 			builder.localQueue(local.getMaxQueue(), local.getQueueTimeout());
 		}
-		return builder.build();
+		return builder;
 	}
 
 	static void check(PathFenceProperties properties) {

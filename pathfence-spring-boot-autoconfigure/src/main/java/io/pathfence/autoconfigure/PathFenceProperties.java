@@ -6,14 +6,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Configuration of PathFence: how the service's worker threads are split into path
- * reservations.
+ * reservations. Checked once, as soon as it is bound, so every bean that reads it can
+ * trust it and a mistake is reported as the property at fault.
  */
 @ConfigurationProperties("pathfence")
-public class PathFenceProperties {
+public class PathFenceProperties implements InitializingBean {
 
 	/**
 	 * Whether PathFence fences the service. When false, neither the executor nor the
@@ -102,6 +104,11 @@ public class PathFenceProperties {
 
 	public Tuning getTuning() {
 		return this.tuning;
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		PathFenceFactory.check(this);
 	}
 
 	/**

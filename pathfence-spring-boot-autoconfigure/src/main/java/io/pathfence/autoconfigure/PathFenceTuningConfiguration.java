@@ -27,7 +27,6 @@ class PathFenceTuningConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PathTuner pathTuner(PathFenceProperties properties, ObjectProvider<PathFence> fence) {
-		PathFenceFactory.check(properties);
 		PathFenceProperties.Tuning tuning = properties.getTuning();
 		SctConfig config = SctConfig.builder().interval(tuning.getInterval()).window(tuning.getWindow()).build();
 		int maxPermits = (tuning.getMaxPermits() != null) ? tuning.getMaxPermits() : properties.getPoolSize();

@@ -14,13 +14,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.core.WaitTimer;
+import io.pathfence.task.FencedPathAdvisingPostProcessor;
 import io.pathfence.web.FencedHandlers;
 import io.pathfence.web.PathFenceFilter;
+import io.pathfence.web.RejectionRoute;
 import io.pathfence.web.RequestClassifier;
 
 /**
@@ -52,6 +56,13 @@ public final class PathFenceWebAutoConfiguration {
 	}
 
 	@Bean
+	PathFenceStartupWarnings pathFenceStartupWarnings(PathFence fence, PathFenceProperties properties,
+			Environment environment, ObjectProvider<FencedPathAdvisingPostProcessor> asyncPaths,
+			ObjectProvider<RequestMappingHandlerMapping> handlerMappings) {
+		return new PathFenceStartupWarnings(fence, properties, environment, asyncPaths, handlerMappings);
+	}
+
+	@Bean
 	FencedHandlers.Verifier pathFenceHandlerVerifier(PathFence fence,
 			ObjectProvider<RequestMappingHandlerMapping> handlerMappings) {
 		return new FencedHandlers.Verifier(fence, handlerMappings);
@@ -60,9 +71,10 @@ public final class PathFenceWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "pathFenceFilterRegistration")
 	FilterRegistrationBean<PathFenceFilter> pathFenceFilterRegistration(PathFence fence, RequestClassifier classifier,
-			WaitTimer waitTimer, PathFenceProperties properties) {
+			WaitTimer waitTimer, PathFenceProperties properties, ObjectProvider<HandlerMapping> handlerMappings) {
+		RejectionRoute rejectionRoute = new RejectionRoute(() -> handlerMappings.orderedStream().toList());
 		FilterRegistrationBean<PathFenceFilter> registration = new FilterRegistrationBean<>(
-				new PathFenceFilter(fence, classifier, waitTimer, properties.getRetryAfter()));
+				new PathFenceFilter(fence, classifier, waitTimer, properties.getRetryAfter(), rejectionRoute));
 		registration.setName("pathFenceFilter");
 		registration.setAsyncSupported(true);
 		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);

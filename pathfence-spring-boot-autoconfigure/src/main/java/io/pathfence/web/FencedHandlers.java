@@ -15,7 +15,7 @@ import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 import io.pathfence.annotation.FencedPath;
-import io.pathfence.autoconfigure.InvalidPathFenceConfigurationException;
+import io.pathfence.core.InvalidPathFenceConfigurationException;
 import io.pathfence.core.PathFence;
 
 /**

@@ -54,11 +54,23 @@ public class PathFenceFilter implements Filter {
 
 	private final Duration retryAfter;
 
+	private final RejectionRoute rejectionRoute;
+
 	public PathFenceFilter(PathFence fence, RequestClassifier classifier, WaitTimer waitTimer, Duration retryAfter) {
+		this(fence, classifier, waitTimer, retryAfter, RejectionRoute.NONE);
+	}
+
+	/**
+	 * @param rejectionRoute attributes a rejected request to its handler's route pattern
+	 * in {@code http.server.requests}
+	 */
+	public PathFenceFilter(PathFence fence, RequestClassifier classifier, WaitTimer waitTimer, Duration retryAfter,
+			RejectionRoute rejectionRoute) {
 		this.fence = fence;
 		this.classifier = classifier;
 		this.waitTimer = waitTimer;
 		this.retryAfter = retryAfter;
+		this.rejectionRoute = rejectionRoute;
 	}
 
 	@Override
@@ -85,8 +97,10 @@ public class PathFenceFilter implements Filter {
 		Ticket ticket = this.fence.acquire(path, parked);
 		switch (ticket.admission()) {
 			case GRANTED -> runOnPermit(ticket, request, response, chain);
-			case REJECTED ->
+			case REJECTED -> {
+				this.rejectionRoute.attribute(request);
 				ProblemResponse.write(request, response, path, RejectionReason.QUEUE_FULL, this.retryAfter);
+			}
 			case QUEUED -> park(parked, ticket, request, response);
 		}
 	}
@@ -207,6 +221,7 @@ public class PathFenceFilter implements Filter {
 				context = this.async;
 			}
 			try {
+				PathFenceFilter.this.rejectionRoute.attribute(this.request);
 				ProblemResponse.write(this.request, (HttpServletResponse) context.getResponse(), this.path, reason,
 						PathFenceFilter.this.retryAfter, false);
 			}

@@ -16,7 +16,7 @@ import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
-import io.pathfence.autoconfigure.InvalidPathFenceConfigurationException;
+import io.pathfence.core.InvalidPathFenceConfigurationException;
 import io.pathfence.core.PathFence;
 
 /**

@@ -1,5 +1,6 @@
 package io.pathfence.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -7,43 +8,35 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.AsyncAnnotationBeanPostProcessor;
 import org.springframework.scheduling.annotation.EnableAsync;
 
-import io.pathfence.actuate.PathFenceEndpoint;
 import io.pathfence.annotation.FencedPath;
 import io.pathfence.core.PathFence;
 import io.pathfence.task.CurrentPath;
 import io.pathfence.task.PathFenceTaskExecutor;
-import io.pathfence.tuning.PathTuner;
-import io.pathfence.tuning.TuningSchedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class PathFenceAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(
-				AutoConfigurations.of(PathFenceAutoConfiguration.class, PathFenceMetricsAutoConfiguration.class,
-						PathFenceEndpointAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
+				AutoConfigurations.of(PathFenceAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
 		.withPropertyValues("pathfence.pool-size=20", "pathfence.paths.payment.permits=4",
 				"pathfence.paths.shipping.permits=6");
 
@@ -51,8 +44,10 @@ class PathFenceAutoConfigurationTests {
 	void whenEnabledThenApplicationTaskExecutorIsFencedByPath() {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasSingleBean(PathFence.class);
-			assertThat(context.getBean("applicationTaskExecutor")).isInstanceOf(PathFenceTaskExecutor.class);
-			assertThat(context.getBean("taskExecutor")).isSameAs(context.getBean("applicationTaskExecutor"));
+			assertThat(context.getBean(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME))
+				.isInstanceOf(PathFenceTaskExecutor.class);
+			assertThat(context.getBean(AsyncAnnotationBeanPostProcessor.DEFAULT_TASK_EXECUTOR_BEAN_NAME))
+				.isSameAs(context.getBean(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME));
 			PathFence fence = context.getBean(PathFence.class);
 			assertThat(fence.pathNames()).containsExactly("payment", "shipping", PathFence.LOCAL);
 			assertThat(fence.figures(PathFence.LOCAL).permits()).isEqualTo(10);
@@ -63,7 +58,8 @@ class PathFenceAutoConfigurationTests {
 	void whenDisabledThenBootsOwnExecutorIsUsed() {
 		this.contextRunner.withPropertyValues("pathfence.enabled=false").run((context) -> {
 			assertThat(context).doesNotHaveBean(PathFence.class);
-			assertThat(context.getBean("applicationTaskExecutor")).isNotInstanceOf(PathFenceTaskExecutor.class);
+			assertThat(context.getBean(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME))
+				.isNotInstanceOf(PathFenceTaskExecutor.class);
 		});
 	}
 
@@ -134,6 +130,17 @@ class PathFenceAutoConfigurationTests {
 			assertThat(path).isEqualTo("payment");
 			assertThat(client.unfenced().get(5, TimeUnit.SECONDS)).isEqualTo(PathFence.LOCAL);
 			assertThat(client.threads()).isNotEmpty().allMatch((name) -> name.startsWith("pathfence-"));
+		});
+	}
+
+	@Test
+	void customizersAdjustTheFenceInTheirOrderAndFencedPathMayNameWhatTheyAdd() {
+		this.contextRunner.withUserConfiguration(CustomizedFenceConfiguration.class).run((context) -> {
+			PathFence fence = context.getBean(PathFence.class);
+			assertThat(fence.pathNames()).containsExactly("payment", "shipping", "audit", "reports", PathFence.LOCAL);
+			assertThat(fence.figures("reports").permits()).isEqualTo(2);
+			assertThat(fence.figures(PathFence.LOCAL).permits()).isEqualTo(7);
+			assertThat(context.getBean(ReportsClient.class).render().get(5, TimeUnit.SECONDS)).isEqualTo("reports");
 		});
 	}
 
@@ -239,100 +246,8 @@ class PathFenceAutoConfigurationTests {
 		});
 	}
 
-	@Test
-	void metersArePublishedPerPath() {
-		this.contextRunner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class))
-			.withBean(SimpleMeterRegistry.class)
-			.run((context) -> {
-				MeterRegistry registry = context.getBean(MeterRegistry.class);
-				PathFenceTaskExecutor executor = context.getBean(PathFenceTaskExecutor.class);
-				executor.submit("payment", () -> "done").get(5, TimeUnit.SECONDS);
-				// The future completes just before the worker gives the permit back.
-				Awaitility.await()
-					.untilAsserted(() -> assertThat(
-							registry.get("pathfence.path.service").tag("path", "payment").timer().count())
-						.isEqualTo(1));
-				assertThat(registry.get("pathfence.path.permits").tag("path", "payment").gauge().value()).isEqualTo(4);
-				assertThat(registry.get("pathfence.path.permits").tag("path", "local").gauge().value()).isEqualTo(10);
-				assertThat(registry.get("pathfence.path.active").tag("path", "payment").gauge().value()).isZero();
-				assertThat(registry.get("pathfence.path.queued").tag("path", "shipping").gauge().value()).isZero();
-				assertThat(registry.get("pathfence.path.borrowed").tag("path", "shipping").gauge().value()).isZero();
-				assertThat(registry.get("pathfence.path.wait").tag("path", "payment").timer().count()).isEqualTo(1);
-				assertThat(registry.get("pathfence.path.service").tag("path", "payment").timer().count()).isEqualTo(1);
-				assertThat(registry.get("pathfence.path.rejected")
-					.tags("path", "payment", "reason", "queue-full")
-					.counter()
-					.count()).isZero();
-				assertThat(registry.get("pathfence.path.rejected")
-					.tags("path", "payment", "reason", "timeout")
-					.counter()
-					.count()).isZero();
-			});
-	}
-
-	@Test
-	void endpointIsNotCreatedUnlessExposed() {
-		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(PathFenceEndpoint.class));
-	}
-
-	@Test
-	void endpointReadsAndResizesPaths() {
-		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=pathfence").run((context) -> {
-			PathFenceEndpoint endpoint = context.getBean(PathFenceEndpoint.class);
-			assertThat(endpoint.fence().poolSize()).isEqualTo(20);
-			assertThat(endpoint.fence().paths()).extracting("path").containsExactly("payment", "shipping", "local");
-			assertThat(endpoint.resize("payment", 8).permits()).isEqualTo(8);
-			assertThat(endpoint.path(PathFence.LOCAL).permits()).isEqualTo(6);
-			assertThat(endpoint.path("nope")).isNull();
-			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.resize("payment", 50))
-				.satisfies((ex) -> assertThat(ex.getReason()).contains("more than the pool of 20"));
-			assertThat(endpoint.path("payment").permits()).isEqualTo(8);
-		});
-	}
-
-	@Test
-	void whenTuningIsOffThenNoTuner() {
-		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(PathTuner.class));
-	}
-
-	@Test
-	void whenTuningIsOnThenTunerListensToTheFenceAndDecisionsAreReported() {
-		this.contextRunner
-			.withPropertyValues("pathfence.tuning.enabled=true", "pathfence.tuning.window=1s",
-					"management.endpoints.web.exposure.include=pathfence")
-			.run((context) -> {
-				assertThat(context).hasSingleBean(PathTuner.class).hasSingleBean(TuningSchedule.class);
-				assertThat(context.getBean(TuningSchedule.class).isRunning()).isTrue();
-				PathTuner tuner = context.getBean(PathTuner.class);
-				assertThat(tuner.getConfig().window()).isEqualTo(java.time.Duration.ofSeconds(1));
-				tuner.decide();
-				PathFenceEndpoint.FenceDescriptor read = context.getBean(PathFenceEndpoint.class).fence();
-				assertThat(read.tuning()).containsOnlyKeys("payment", "shipping");
-				assertThat(read.tuning().get("payment").verdict()).isEqualTo("INSUFFICIENT_DATA");
-				assertThat(read.tuning().get("payment").permitsAfter()).isEqualTo(4);
-			});
-	}
-
-	@Test
-	void whenTuningWindowIsShorterThanTheIntervalThenStartupFailsNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("pathfence.tuning.enabled=true", "pathfence.tuning.interval=2s",
-					"pathfence.tuning.window=1s")
-			.run((context) -> assertThat(analyze(context).getDescription()).contains("pathfence.tuning.window"));
-	}
-
-	@Test
-	void whenTuningMaxPermitsExceedsThePoolThenStartupFailsNamingTheProperty() {
-		this.contextRunner.withPropertyValues("pathfence.tuning.enabled=true", "pathfence.tuning.max-permits=21")
-			.run((context) -> assertThat(analyze(context).getAction()).contains("pathfence.pool-size (20)"));
-	}
-
 	private static FailureAnalysis analyze(AssertableApplicationContext context) {
-		assertThat(context).hasFailed();
-		FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
-		assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
-		return analysis;
+		return ReportedFailureAnalysis.of(context);
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -374,6 +289,39 @@ class PathFenceAutoConfigurationTests {
 		@Async
 		public CompletableFuture<String> unfenced() {
 			this.threads.add(Thread.currentThread().getName());
+			return CompletableFuture.completedFuture(CurrentPath.get());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class CustomizedFenceConfiguration {
+
+		@Bean
+		@Order(2)
+		PathFenceCustomizer reportsPath() {
+			return (builder) -> builder.path("reports", 2, 5, Duration.ofMillis(100));
+		}
+
+		@Bean
+		@Order(1)
+		PathFenceCustomizer auditPath() {
+			return (builder) -> builder.path("audit", 1, 5, Duration.ofMillis(100));
+		}
+
+		@Bean
+		ReportsClient reportsClient() {
+			return new ReportsClient();
+		}
+
+	}
+
+	static class ReportsClient {
+
+		@Async
+		@FencedPath("reports")
+		public CompletableFuture<String> render() {
 			return CompletableFuture.completedFuture(CurrentPath.get());
 		}
 

@@ -1,14 +1,21 @@
 package io.pathfence.autoconfigure;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -18,6 +25,7 @@ import io.pathfence.web.RequestClassifier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(OutputCaptureExtension.class)
 class PathFenceWebAutoConfigurationTests {
 
 	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
@@ -45,27 +53,64 @@ class PathFenceWebAutoConfigurationTests {
 	}
 
 	@Test
-	void whenRoutePatternIsMalformedThenStartupFailsNamingTheRoute() {
-		this.contextRunner.withPropertyValues("pathfence.paths.payment.routes=/payments/{id").run((context) -> {
-			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains("pathfence.paths.payment.routes[0]")
-				.contains("/payments/{id");
+	void whenThePoolOutnumbersTomcatsThreadsThenStartupWarns(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("server.tomcat.threads.max=8").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("pathfence.pool-size (10) is above server.tomcat.threads.max (8)");
 		});
 	}
 
 	@Test
-	void whenExemptRouteIsMalformedThenStartupFailsNamingIt() {
-		this.contextRunner.withPropertyValues("pathfence.exempt-routes=/health/{x").run((context) -> {
-			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains("pathfence.exempt-routes[0]");
+	void whenThePoolFitsTomcatsThreadsThenNoWarning(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("server.tomcat.threads.max=10")
+			.run((context) -> assertThat(output).doesNotContain("server.tomcat.threads.max ("));
+	}
+
+	@Test
+	void whenNoRouteNorFencedPathReachesAPathThenStartupWarnsNamingIt(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("pathfence.paths.reports.permits=1", "pathfence.paths.shipping.permits=1",
+					"pathfence.paths.audit.permits=1")
+			.withUserConfiguration(ShippingController.class, AuditConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Path 'reports' has no route and no @FencedPath names it")
+					.contains("pathfence.paths.reports.routes");
+				// Reached by a route, by a handler's @FencedPath, by an @Async method's.
+				assertThat(output).doesNotContain("Path 'payment' has no route")
+					.doesNotContain("Path 'shipping' has no route")
+					.doesNotContain("Path 'audit' has no route");
+			});
+	}
+
+	@Test
+	void whenAMethodIsNotAStandardHttpMethodThenStartupWarnsButStarts(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("pathfence.paths.payment.methods=POST,PROPFIND").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("pathfence.paths.payment.methods lists 'PROPFIND'")
+				.doesNotContain("lists 'POST'");
 		});
+	}
+
+	@Test
+	void whenRoutePatternIsMalformedThenStartupReportNamesTheRoute() {
+		FailureAnalysis analysis = ReportedFailureAnalysis
+			.ofStartup(() -> application("pathfence.paths.payment.routes=/payments/{id"));
+		assertThat(analysis.getDescription()).contains("pathfence.paths.payment.routes[0]").contains("/payments/{id");
+		assertThat(analysis.getAction()).contains("pathfence.paths.payment.routes[0]");
+	}
+
+	@Test
+	void whenExemptRouteIsMalformedThenStartupReportNamesIt() {
+		FailureAnalysis analysis = ReportedFailureAnalysis
+			.ofStartup(() -> application("pathfence.exempt-routes=/health/{x"));
+		assertThat(analysis.getDescription()).contains("pathfence.exempt-routes[0]").contains("/health/{x");
 	}
 
 	@Test
 	void whenRouteDoesNotStartWithSlashThenStartupFails() {
 		this.contextRunner.withPropertyValues("pathfence.paths.payment.routes=payments").run((context) -> {
-			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ReportedFailureAnalysis.of(context);
 			assertThat(analysis.getAction()).contains("starting with '/'");
 		});
 	}
@@ -73,7 +118,7 @@ class PathFenceWebAutoConfigurationTests {
 	@Test
 	void whenMethodIsNotAnHttpMethodNameThenStartupFails() {
 		this.contextRunner.withPropertyValues("pathfence.paths.payment.methods=post").run((context) -> {
-			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ReportedFailureAnalysis.of(context);
 			assertThat(analysis.getDescription()).contains("pathfence.paths.payment.methods");
 		});
 	}
@@ -81,13 +126,67 @@ class PathFenceWebAutoConfigurationTests {
 	@Test
 	void whenHandlerNamesUnknownPathThenStartupFailsNamingTheHandler() {
 		this.contextRunner.withUserConfiguration(UnknownPathController.class).run((context) -> {
-			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new PathFenceFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = ReportedFailureAnalysis.of(context);
 			assertThat(analysis.getDescription()).contains("@FencedPath on")
 				.contains("Handlers#ship")
 				.contains("shipping");
 			assertThat(analysis.getAction()).contains("payment");
 		});
+	}
+
+	/** A real service on Tomcat, started as a user starts it. */
+	private static SpringApplicationBuilder application(String... properties) {
+		return new SpringApplicationBuilder(RoutedApplication.class)
+			.properties("server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off",
+					"pathfence.pool-size=10", "pathfence.paths.payment.permits=4")
+			.properties(properties);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class RoutedApplication {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ShippingController {
+
+		@Bean
+		ShippingHandlers shippingHandlers() {
+			return new ShippingHandlers();
+		}
+
+	}
+
+	@RestController
+	static class ShippingHandlers {
+
+		@GetMapping("/ship")
+		@FencedPath("shipping")
+		String ship() {
+			return "shipped";
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class AuditConfiguration {
+
+		@Bean
+		AuditClient auditClient() {
+			return new AuditClient();
+		}
+
+	}
+
+	static class AuditClient {
+
+		@Async
+		@FencedPath("audit")
+		public void record() {
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -13,6 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -145,6 +147,35 @@ class PathFenceFilterTests {
 		gate.countDown();
 		assertThat(holder.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
 		awaitFigures("gate", 0, 0);
+	}
+
+	@Test
+	void rejectionsAreCountedInHttpServerRequestsUnderTheirRoutePattern() throws Exception {
+		CompletableFuture<HttpResponse<String>> holder = getAsync("/gate/1");
+		awaitFigures("gate", 1, 0);
+		CompletableFuture<HttpResponse<String>> waiter = getAsync("/gate/2");
+		awaitFigures("gate", 1, 1);
+		assertThat(get("/gate/3").statusCode()).as("queue full").isEqualTo(503);
+		assertThat(waiter.get(5, TimeUnit.SECONDS).statusCode()).as("timed out").isEqualTo(503);
+		MeterRegistry registry = this.service.getBean(MeterRegistry.class);
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(requests(registry, "/gate/{id}", "503")).isEqualTo(2));
+		assertThat(registry.find("http.server.requests").tag("uri", "UNKNOWN").timers()).isEmpty();
+		gate.countDown();
+		assertThat(holder.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(requests(registry, "/gate/{id}", "200")).isEqualTo(1));
+	}
+
+	private static long requests(MeterRegistry registry, String uri, String status) {
+		return registry.find("http.server.requests")
+			.tags("uri", uri, "status", status)
+			.timers()
+			.stream()
+			.mapToLong(Timer::count)
+			.sum();
 	}
 
 	@Test

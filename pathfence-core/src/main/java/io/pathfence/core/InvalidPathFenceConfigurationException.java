@@ -1,9 +1,11 @@
-package io.pathfence.autoconfigure;
+package io.pathfence.core;
 
 /**
  * A PathFence setting that cannot work. Carries the property (or annotation) at fault,
  * the value found and what is allowed, so that startup fails with a message that says how
- * to fix it.
+ * to fix it. It lives beside the fence so that whatever reads PathFence settings (the
+ * Spring Boot auto-configuration, the inbound filter, the executor, or an application of
+ * its own) reports them the same way.
  */
 public class InvalidPathFenceConfigurationException extends RuntimeException {
 

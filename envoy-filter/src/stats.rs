@@ -1,0 +1,107 @@
+//! The ids of the paths' stats, defined once per name for the life of the VM.
+//!
+//! Envoy never frees a stat a module defines: its name and value stay (in `/stats`, and in memory) as long as the
+//! VM, and every definition also adds an entry to the VM's table of metric ids, even for a name it already has. A
+//! worker started for a new configuration therefore reuses the ids this thread defined for earlier configurations
+//! rather than defining them again: pushing a configuration again, or going back to earlier path names, costs
+//! nothing; only a name never configured before on this VM adds its six stats, for good.
+
+use std::collections::HashMap;
+
+use crate::config::Config;
+use crate::host::{HostError, Metric};
+
+/// A reservation's stat ids, in the order of [`Metric::ALL`]; `None` where the host refused the definition.
+pub type Ids = [Option<u32>; 6];
+
+/// The stat ids defined on this thread's VM so far, by stat name.
+#[derive(Default)]
+pub struct StatIds {
+    ids: HashMap<String, u32>,
+}
+
+/// The name under which Envoy shows a stat, after its `wasmcustom.` prefix.
+pub fn stat_name(path: &str, metric: Metric) -> String {
+    format!("pathfence.{path}.{}", metric.suffix())
+}
+
+impl StatIds {
+    /// The ids of every reservation's stats, defining with `define` only the names not defined before. A
+    /// definition that fails is logged by the caller's `define` and tried again with the next configuration.
+    pub fn for_config(
+        &mut self,
+        config: &Config,
+        mut define: impl FnMut(Metric, &str) -> Result<u32, HostError>,
+    ) -> Vec<Ids> {
+        config
+            .reservations
+            .iter()
+            .map(|reservation| {
+                Metric::ALL.map(|metric| {
+                    let name = stat_name(&reservation.name, metric);
+                    if let Some(id) = self.ids.get(&name) {
+                        return Some(*id);
+                    }
+                    let id = define(metric, &name).ok()?;
+                    self.ids.insert(name, id);
+                    Some(id)
+                })
+            })
+            .collect()
+    }
+
+    /// How many stats have been defined on this VM.
+    pub fn defined(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(names: &[&str]) -> Config {
+        let paths: Vec<String> = names.iter().map(|n| format!(r#"{{"name": "{n}", "max_concurrency": 1}}"#)).collect();
+        Config::parse(format!(r#"{{"paths": [{}]}}"#, paths.join(", ")).as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn configurations_pushed_again_and_again_define_each_stat_name_once() {
+        let mut ids = StatIds::default();
+        let mut defined: Vec<String> = Vec::new();
+        let mut first_ids: HashMap<String, u32> = HashMap::new();
+        // A control plane pushing a configuration 200 times, renaming `a` to `c` and back every time.
+        for push in 0..200 {
+            let names: &[&str] = if push % 2 == 0 { &["a", "b"] } else { &["c", "b"] };
+            let config = config(names);
+            let got = ids.for_config(&config, |_, name| {
+                defined.push(name.to_string());
+                Ok(u32::try_from(defined.len()).unwrap())
+            });
+            for (reservation, ids) in config.reservations.iter().zip(&got) {
+                for (metric, id) in Metric::ALL.iter().zip(ids) {
+                    let id = id.expect("every stat has an id");
+                    let first = *first_ids.entry(stat_name(&reservation.name, *metric)).or_insert(id);
+                    assert_eq!(id, first, "push {push}: {} {metric:?} got another id", reservation.name);
+                }
+            }
+        }
+        // a, b, c and local: six stats each, defined once.
+        assert_eq!(defined.len(), 4 * 6, "{defined:?}");
+        assert_eq!(ids.defined(), 4 * 6);
+    }
+
+    #[test]
+    fn a_definition_the_host_refused_is_tried_again_with_the_next_configuration() {
+        let mut ids = StatIds::default();
+        let refused = ids.for_config(&config(&["a"]), |_, _| Err(HostError("no".to_string())));
+        assert!(refused.iter().flatten().all(Option::is_none));
+        let mut n = 0;
+        let got = ids.for_config(&config(&["a"]), |_, _| {
+            n += 1;
+            Ok(n)
+        });
+        assert!(got.iter().flatten().all(Option::is_some));
+        assert_eq!(n, 2 * 6);
+    }
+}

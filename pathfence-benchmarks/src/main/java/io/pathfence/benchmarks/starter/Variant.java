@@ -1,0 +1,108 @@
+package io.pathfence.benchmarks.starter;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * One way of starting the same service jar. The baseline excludes every
+ * auto-configuration of the starter, so that nothing of it is on the request path or even
+ * loaded; the others add back the whole starter or a part of what its filter does, to see
+ * where its cost goes.
+ */
+enum Variant {
+
+	/**
+	 * The starter's auto-configurations excluded: the service as if it had no starter.
+	 */
+	WITHOUT("without", "without the starter", false, null, excludeAll()),
+
+	/**
+	 * The baseline again, in its own process: against the baseline it shows the
+	 * benchmark's resolution (an A/A comparison).
+	 */
+	WITHOUT_AGAIN("without-again", "without the starter, again (A/A)", false, null, excludeAll()),
+
+	/** No starter, one filter that passes every request on, where the starter's sits. */
+	NOOP("noop", "a filter that does nothing", false, "noopFilter", excludeAll(), "--bench.floor=noop"),
+
+	/** The starter, its filter replaced by one that only classifies the request. */
+	CLASSIFY("classify", "classification only", true, "classifyOnlyFilter", "--bench.floor=classify"),
+
+	/** The starter without its meters (no listener, so the fence reads no clock). */
+	NO_METRICS("no-metrics", "the starter without its meters", true, "pathFenceFilter",
+			"--spring.autoconfigure.exclude=io.pathfence.autoconfigure.PathFenceMetricsAutoConfiguration"),
+
+	/** The starter as a service gets it. */
+	STARTER("starter", "with the starter", true, "pathFenceFilter");
+
+	/**
+	 * Filters that only some variants have: each variant must have its own and no other.
+	 */
+	private static final List<String> VARIANT_FILTERS = List.of("pathFenceFilter", "noopFilter", "classifyOnlyFilter");
+
+	final String id;
+
+	final String label;
+
+	/** Whether the starter's beans exist (its fence admits the requests). */
+	final boolean fenced;
+
+	/** The one filter of {@link #VARIANT_FILTERS} this variant has, or none. */
+	private final String filter;
+
+	final List<String> arguments;
+
+	Variant(String id, String label, boolean fenced, String filter, String... arguments) {
+		this.id = id;
+		this.label = label;
+		this.fenced = fenced;
+		this.filter = filter;
+		this.arguments = List.of(arguments);
+	}
+
+	private static String excludeAll() {
+		return "--spring.autoconfigure.exclude=" + String.join(",", StarterAutoConfigurations.NAMES);
+	}
+
+	static Variant of(String id) {
+		return Arrays.stream(values())
+			.filter((v) -> v.id.equals(id))
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("unknown variant '" + id + "'; known: "
+					+ Arrays.stream(values()).map((v) -> v.id).collect(Collectors.joining(", "))));
+	}
+
+	/**
+	 * Checks the service's own report of what is on its request path against what this
+	 * variant should have.
+	 * @param pathFenceBeans how many beans of PathFence's classes exist
+	 * @param filters the servlet filters registered
+	 */
+	void verify(long pathFenceBeans, List<String> filters) {
+		if (this.fenced != (pathFenceBeans > 0)) {
+			throw new IllegalStateException(this.id + ": expected " + (this.fenced ? "PathFence's beans" : "none")
+					+ ", found " + pathFenceBeans + " beans of PathFence");
+		}
+		for (String f : VARIANT_FILTERS) {
+			if (f.equals(this.filter) != filters.contains(f)) {
+				throw new IllegalStateException(this.id + ": filter " + f
+						+ (filters.contains(f) ? " is present" : " is missing") + " in " + filters);
+			}
+		}
+	}
+
+	/**
+	 * The starter's auto-configurations, as its imports file lists them (in a holder: an
+	 * enum's constants are built before its other static fields).
+	 */
+	private static final class StarterAutoConfigurations {
+
+		static final List<String> NAMES = List.of("io.pathfence.autoconfigure.PathFenceAutoConfiguration",
+				"io.pathfence.autoconfigure.PathFenceWebAutoConfiguration",
+				"io.pathfence.autoconfigure.PathFenceMetricsAutoConfiguration",
+				"io.pathfence.autoconfigure.PathFenceEndpointAutoConfiguration");
+
+	}
+
+}
