@@ -91,7 +91,7 @@ impl IntervalAccumulator {
         if self.closed_len == 0 {
             return None;
         }
-        let totals = self.closed[self.closed_head];
+        let totals = *self.closed.get(self.closed_head)?;
         self.closed_head = (self.closed_head + 1) % self.closed.len();
         self.closed_len -= 1;
         Some(totals)
@@ -146,8 +146,14 @@ impl IntervalAccumulator {
             self.closed_len -= 1;
             self.dropped = self.dropped.saturating_add(1);
         }
-        self.closed[(self.closed_head + self.closed_len) % capacity] = done;
-        self.closed_len += 1;
+        // The ring has at least one slot, so the index is always in range; were it not, the interval counts as lost.
+        match self.closed.get_mut((self.closed_head + self.closed_len) % capacity) {
+            Some(slot) => {
+                *slot = done;
+                self.closed_len += 1;
+            }
+            None => self.dropped = self.dropped.saturating_add(1),
+        }
     }
 }
 

@@ -57,14 +57,12 @@ impl Grouping {
         self.order.sort_unstable();
         let mut first = 0;
         let mut end = 0;
-        while end < self.order.len() {
-            let level = self.order[end].0;
-            while end < self.order.len() && self.order[end].0 == level {
-                end += 1;
-            }
+        for same_level in self.order.chunk_by(|a, b| a.0 == b.0) {
+            end += same_level.len();
             if end - first >= min_samples as usize || end == self.order.len() {
                 let qualified = end - first >= min_samples as usize;
-                self.levels.push(stats(&self.order[first..end], samples, width, first, qualified));
+                let group = self.order.get(first..end).unwrap_or_default();
+                self.levels.push(stats(group, samples, width, first, qualified));
                 first = end;
             }
         }
@@ -79,7 +77,7 @@ impl Grouping {
     pub fn mean_throughput(&self, samples: &[Sample], from: usize, to: usize) -> f64 {
         let (Some(low), Some(high)) = (self.levels.get(from), self.levels.get(to)) else { return 0.0 };
         let pooled = self.order.get(low.first..high.end).unwrap_or(&[]);
-        mean(pooled.iter().map(|&(_, i)| samples[i].throughput), pooled.len())
+        mean(pooled.iter().filter_map(|&(_, i)| samples.get(i)).map(|s| s.throughput), pooled.len())
     }
 }
 
@@ -93,7 +91,7 @@ fn mean(values: impl Iterator<Item = f64>, count: usize) -> f64 {
 
 fn stats(group: &[(u32, usize)], samples: &[Sample], width: u32, first: usize, qualified: bool) -> Level {
     let k = group.len();
-    let of = |f: fn(&Sample) -> f64| group.iter().map(move |&(_, i)| f(&samples[i]));
+    let of = |f: fn(&Sample) -> f64| group.iter().filter_map(|&(_, i)| samples.get(i)).map(f);
     let mean_throughput = mean(of(|s| s.throughput), k);
     let squared_error = if k < 2 {
         0.0

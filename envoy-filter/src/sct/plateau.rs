@@ -52,20 +52,19 @@ impl Analyzer {
         self.grouping.group(samples, s.level_width, s.min_samples_per_level);
         let levels = self.grouping.levels();
         let qualified = levels.iter().take_while(|l| l.qualified).count();
-        let levels = &levels[..qualified];
-        let Some(peak) = peak_of(levels) else { return self.insufficient(samples.len(), 0) };
+        let levels = levels.get(..qualified).unwrap_or_default();
+        let Some((peak, peak_level)) = peak_of(levels) else { return self.insufficient(samples.len(), 0) };
         if qualified < s.min_levels as usize {
-            return self.probe(samples.len(), levels, peak);
+            return self.probe(samples.len(), levels, peak, peak_level);
         }
-        let on_plateau = |n: usize| self.on_plateau(&levels[n], &levels[peak]);
+        let on_plateau = |n: usize| levels.get(n).is_some_and(|level| self.on_plateau(level, peak_level));
         let mut lower = peak;
         while lower > 0 && on_plateau(lower - 1) {
             lower -= 1;
         }
         let mut upper = lower;
         let mut too_slow = None;
-        while upper + 1 < qualified && on_plateau(upper + 1) {
-            let next = &levels[upper + 1];
+        while let Some(next) = levels.get(upper + 1).filter(|next| self.on_plateau(next, peak_level)) {
             if s.response_time_limit_ms.is_some_and(|limit| next.mean_response_time_ms > limit) {
                 too_slow = Some(next);
                 break;
@@ -73,7 +72,10 @@ impl Analyzer {
             upper += 1;
         }
         let plateau_throughput = self.grouping.mean_throughput(samples, lower, upper);
-        let (low, high, top) = (&levels[lower], &levels[upper], &levels[qualified - 1]);
+        // `lower ≤ upper < qualified`, the length of `levels`: the refusal is never taken.
+        let (Some(low), Some(high), Some(top)) = (levels.get(lower), levels.get(upper), levels.last()) else {
+            return self.insufficient(samples.len(), qualified);
+        };
         let waits = top.mean_waiting >= s.waiting_threshold;
         let mut reason = String::new();
         let (verdict, recommended) = if lower == qualified - 1 {
@@ -110,7 +112,7 @@ impl Analyzer {
                 reason,
                 "throughput is on a plateau of {plateau_throughput:.1}/s from level {} to {} (peak {:.1}/s at {}); it \
                  ends at {} because ",
-                low.level, high.level, levels[peak].mean_throughput, levels[peak].level, high.level
+                low.level, high.level, peak_level.mean_throughput, peak_level.level, high.level
             );
             let _ = match too_slow {
                 Some(next) => write!(
@@ -136,9 +138,11 @@ impl Analyzer {
 
     /// Too few levels to place a plateau. A limit that binds pins the concurrency to a level or two, so waiting
     /// for more levels would freeze the tuner: one step shows what lies beyond.
-    fn probe(&self, samples: usize, levels: &[Level], peak: usize) -> Analysis {
+    fn probe(&self, samples: usize, levels: &[Level], peak: usize, peak_level: &Level) -> Analysis {
         let s = &self.settings;
-        let (lowest, highest) = (&levels[0], &levels[levels.len() - 1]);
+        let (Some(lowest), Some(highest)) = (levels.first(), levels.last()) else {
+            return self.insufficient(samples, levels.len());
+        };
         if highest.mean_waiting < s.waiting_threshold {
             return self.insufficient(samples, levels.len());
         }
@@ -149,7 +153,7 @@ impl Analyzer {
             (down_from(highest.level), "the concurrency is pinned there")
         } else if levels.len() == 1 {
             (up(), "the concurrency is pinned at 1, where no step down is left")
-        } else if top_peaks && !self.on_plateau(lowest, &levels[peak]) {
+        } else if top_peaks && !self.on_plateau(lowest, peak_level) {
             (up(), "throughput is significantly highest at the highest level")
         } else if top_peaks && lowest.level > 1 {
             // The same throughput with less concurrency is the better limit: look below for Q_lower.
@@ -159,23 +163,22 @@ impl Analyzer {
         } else {
             return self.insufficient(samples, levels.len());
         };
-        let top = &levels[peak];
         let reason = format!(
             "only {} level(s) with {} samples or more; {why} ({:.1}/s at {}) and {:.2} requests wait at {} on average: \
              trying {next}",
             levels.len(),
             s.min_samples_per_level,
-            top.mean_throughput,
-            top.level,
+            peak_level.mean_throughput,
+            peak_level.level,
             highest.mean_waiting,
             highest.level
         );
         Analysis {
             verdict: Verdict::Explore,
-            q_lower: Some(top.level),
-            q_upper: Some(top.level),
+            q_lower: Some(peak_level.level),
+            q_upper: Some(peak_level.level),
             recommended: Some(next),
-            plateau_throughput: Some(top.mean_throughput),
+            plateau_throughput: Some(peak_level.mean_throughput),
             samples,
             reason,
         }
@@ -216,12 +219,12 @@ impl Analyzer {
     }
 }
 
-/// The level with the most throughput, the lowest on a tie.
-fn peak_of(levels: &[Level]) -> Option<usize> {
-    let mut peak = None;
+/// The level with the most throughput and its index, the lowest on a tie.
+fn peak_of(levels: &[Level]) -> Option<(usize, &Level)> {
+    let mut peak: Option<(usize, &Level)> = None;
     for (i, level) in levels.iter().enumerate() {
-        if peak.is_none_or(|p: usize| level.mean_throughput > levels[p].mean_throughput) {
-            peak = Some(i);
+        if peak.is_none_or(|(_, p)| level.mean_throughput > p.mean_throughput) {
+            peak = Some((i, level));
         }
     }
     peak

@@ -74,8 +74,9 @@ impl SampleWindow {
         if k < self.first || k + capacity <= newest {
             return Err(Refused::TooOld);
         }
+        // The ring has at least one slot, so `k % capacity` always names one.
+        let Some(slot) = self.slots.get_mut((k % capacity) as usize) else { return Err(Refused::TooOld) };
         self.newest = Some(newest);
-        let slot = &mut self.slots[(k % capacity) as usize];
         if slot.start_ns != start {
             // The slot still holds an interval a whole ring older.
             *slot = IntervalTotals::empty(start);
@@ -87,12 +88,10 @@ impl SampleWindow {
     /// The summed totals of interval `k`, idle if no record reached it (or it left the ring).
     fn totals(&self, k: u64) -> IntervalTotals {
         let start = k * self.interval_ns + self.phase_ns;
-        let slot = self.slots[(k % self.slots.len() as u64) as usize];
         let held = self.newest.is_some_and(|newest| k <= newest && k + self.slots.len() as u64 > newest);
-        if held && slot.start_ns == start {
-            slot
-        } else {
-            IntervalTotals::empty(start)
+        match self.slots.get((k % self.slots.len() as u64) as usize) {
+            Some(slot) if held && slot.start_ns == start => *slot,
+            _ => IntervalTotals::empty(start),
         }
     }
 

@@ -38,14 +38,13 @@ pub struct WorkerInterval {
 
 impl WorkerInterval {
     pub fn encode(&self) -> [u8; RECORD_LEN] {
-        let mut out = [0u8; RECORD_LEN];
-        out[0..3].copy_from_slice(&MAGIC);
-        out[3] = VERSION;
-        out[4..8].copy_from_slice(&self.worker.to_le_bytes());
         let t = &self.totals;
         let words = [self.interval_ns, t.start_ns, t.in_service_ns, t.waiting_ns, t.completions, t.response_ns];
-        for (i, word) in words.iter().enumerate() {
-            out[8 + 8 * i..16 + 8 * i].copy_from_slice(&word.to_le_bytes());
+        let header = MAGIC.into_iter().chain([VERSION]).chain(self.worker.to_le_bytes());
+        // The header and the six words fill the record exactly (the layout test checks where each byte lands).
+        let mut out = [0u8; RECORD_LEN];
+        for (byte, value) in out.iter_mut().zip(header.chain(words.into_iter().flat_map(u64::to_le_bytes))) {
+            *byte = value;
         }
         out
     }
@@ -57,11 +56,17 @@ impl WorkerInterval {
 
     /// The record in exactly these bytes, or `None` if they are not one.
     pub fn decode(bytes: &[u8]) -> Option<WorkerInterval> {
-        if bytes.len() != RECORD_LEN || bytes[0..3] != MAGIC || bytes[3] != VERSION {
+        if bytes.len() != RECORD_LEN {
             return None;
         }
-        let worker = u32::from_le_bytes(bytes[4..8].try_into().ok()?);
-        let word = |i: usize| bytes.get(8 + 8 * i..16 + 8 * i)?.try_into().ok().map(u64::from_le_bytes);
+        let (magic, rest) = bytes.split_first_chunk::<3>()?;
+        let (&version, rest) = rest.split_first()?;
+        let (&worker, words) = rest.split_first_chunk::<4>()?;
+        if *magic != MAGIC || version != VERSION {
+            return None;
+        }
+        let worker = u32::from_le_bytes(worker);
+        let word = |i: usize| words.get(8 * i..8 * i + 8)?.try_into().ok().map(u64::from_le_bytes);
         let record = WorkerInterval {
             worker,
             interval_ns: word(0)?,
