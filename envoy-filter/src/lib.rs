@@ -30,6 +30,7 @@ pub mod limiter;
 pub mod pace;
 pub mod pause;
 pub mod per_path;
+pub mod sct;
 pub mod stats;
 pub mod waiting;
 pub mod waiting_paths;

@@ -149,6 +149,73 @@ def analyzer_cases():
         "samples": samples,
         "expected": {"verdict": "PLATEAU", "q_lower": 12, "q_upper": 16, "recommended": 12,
                      "plateau_throughput": 1000.0 * (1 + (-0.02 - 0.01 - 0.02 - 0.01 + 0.0) / 15)}})
+    # Requests wait at the top of two levels, and the top has the higher throughput, but only by 1 % (inside the
+    # 3 % tolerance): the rise is noise, so the same throughput may come with less concurrency. Look below the
+    # lowest level: 10 - ceil(10 * 0.25) = 7. The range reported for a probe is the peak level.
+    write("analyzer", "two_levels_rise_within_noise_probes_down", {
+        "description": "two qualified levels, the top one 1 % higher where requests wait: down from 10 by 3",
+        "config": {},
+        "samples": level_samples(10, 1000.0) + level_samples(12, 1010.0, waiting=4.0),
+        "expected": {"verdict": "EXPLORE", "q_lower": 12, "q_upper": 12, "recommended": 7,
+                     "plateau_throughput": 1010.0}})
+    # The same within-the-noise rise from level 1: nothing lies below one permit and the rise shows nothing worth
+    # a step up, so there is no move to make.
+    write("analyzer", "two_levels_from_one_within_noise_is_insufficient", {
+        "description": "levels 1 and 2, the rise within the tolerance, requests wait at 2: no probe either way",
+        "config": {},
+        "samples": level_samples(1, 100.0) + level_samples(2, 102.0, waiting=3.0),
+        "expected": {"verdict": "INSUFFICIENT_DATA", "q_lower": None, "q_upper": None, "recommended": None,
+                     "plateau_throughput": None}})
+    # The proportional rise of rising_in_proportion_at_the_reservation_explores, but level 50 answers in 500 ms,
+    # over the 495 ms limit: Q_upper stops at Q_lower = 49, and no step goes past a level whose response time
+    # already broke the limit. A plateau at 49.
+    write("analyzer", "rising_in_proportion_stopped_by_response_time_is_plateau", {
+        "description": "proportional rise at the binding top level, but the top level breaks the response-time"
+                       " limit: plateau at 49, no exploring",
+        "config": {"response_time_limit_ms": 495.0},
+        "samples": [s for n in range(40, 51) for s in level_samples(n, 25.0 * n, waiting=5.0 if n == 50 else 0.0)],
+        "expected": {"verdict": "PLATEAU", "q_lower": 49, "q_upper": 49, "recommended": 49,
+                     "plateau_throughput": 1225.0}})
+    # Idle intervals (Q rounds to 0) count as samples of the window but belong to no level: the plateau_then_fall
+    # result is unchanged.
+    write("analyzer", "idle_samples_ignored", {
+        "description": "plateau_then_fall with twelve idle samples (Q 0, 0.2, 0.49): same plateau [6, 10]",
+        "config": {},
+        "samples": [[q, 0.0, 0.0, 0.0] for q in (0.0, 0.2, 0.49) * 4]
+                   + [s for n in range(1, 13) for s in level_samples(n, knee6(n))],
+        "expected": {"verdict": "PLATEAU", "q_lower": 6, "q_upper": 10, "recommended": 6,
+                     "plateau_throughput": 600.0}})
+    # shortfall_not_relevant's samples with neither tolerance nor noise allowance: level 5's 2 % shortfall now
+    # puts it below the plateau, which starts at 6 (6 and 7 are exactly 1000/s).
+    write("analyzer", "zero_tolerance_and_z", {
+        "description": "tolerance 0 and z 0: any shortfall is below the plateau",
+        "config": {"tolerance": 0.0, "confidence_z": 0.0},
+        "samples": level_samples(4, 800.0, spread=[0.0] * 5) + level_samples(5, 980.0, spread=[0.0] * 5)
+                   + [s for n in (6, 7) for s in level_samples(n, 1000.0, spread=[0.0] * 5)],
+        "expected": {"verdict": "PLATEAU", "q_lower": 6, "q_upper": 7, "recommended": 6,
+                     "plateau_throughput": 1000.0}})
+    # rising_with_waiting's samples (3 requests wait at the top level 8) against a waiting threshold of 4: not
+    # enough waiting to act on, so the curve only has not reached its knee.
+    write("analyzer", "waiting_below_threshold", {
+        "description": "3 requests wait at the top level but the threshold is 4: no plateau, no step",
+        "config": {"waiting_threshold": 4.0},
+        "samples": [s for n in range(1, 9) for s in level_samples(n, 100.0 * n, waiting=3.0 if n == 8 else 0.0)],
+        "expected": {"verdict": "NO_PLATEAU", "q_lower": 8, "q_upper": 8, "recommended": None,
+                     "plateau_throughput": 800.0}})
+    write("analyzer", "explore_fraction_half", {
+        "description": "rising_with_waiting with explore_fraction 0.5: explore 8 + ceil(8 * 0.5) = 12",
+        "config": {"explore_fraction": 0.5},
+        "samples": [s for n in range(1, 9) for s in level_samples(n, 100.0 * n, waiting=3.0 if n == 8 else 0.0)],
+        "expected": {"verdict": "EXPLORE", "q_lower": 8, "q_upper": 8, "recommended": 12,
+                     "plateau_throughput": 800.0}})
+    # Three samples per level, 1 to 8, rising, nobody waits. With 3 samples a level qualifies and 8 levels are
+    # enough. (With the defaults, pairs of levels would merge into 4 groups, too few for min_levels 8.)
+    write("analyzer", "min_samples_and_levels", {
+        "description": "min_samples_per_level 3 and min_levels 8: eight levels of three samples, still rising",
+        "config": {"min_samples_per_level": 3, "min_levels": 8},
+        "samples": [s for n in range(1, 9) for s in level_samples(n, 100.0 * n, spread=SPREAD[1:4])],
+        "expected": {"verdict": "NO_PLATEAU", "q_lower": 8, "q_upper": 8, "recommended": None,
+                     "plateau_throughput": 800.0}})
     # A level with two huge samples does not qualify and cannot become the peak.
     write("analyzer", "sparse_level_ignored", {
         "description": "level 9 has two samples at 5000/s; it does not qualify, the plateau stays [6, 8]",
@@ -251,6 +318,25 @@ def recorder_cases():
         "drain_ns": 307 * ms,
         "events": [{"t_ns": t, "kind": k, **({} if a is None else {"arrival_ns": a})} for t, k, a in events],
         "expected": {"online": reference_samples(events, interval, origin, 307 * ms)}})
+
+    # A clock that steps back: a timestamp earlier than the latest one seen counts as that latest one. The
+    # reference integrator takes the events with their times so held, which is what the recorder must do.
+    raw = [(10, "arrive", None), (50, "arrive", None), (40, "depart", 10), (45, "wait_start", None),
+           (120, "wait_end", None), (110, "depart", 50), (150, "arrive", None), (190, "depart", 150)]
+    events = [(t * ms, k, None if a is None else a * ms) for t, k, a in raw]
+    held = []
+    latest = 0
+    for t, k, a in events:
+        latest = max(latest, t)
+        held.append((latest, k, a))
+    write("recorder", "online_clock_steps_back", {
+        "description": "timestamps that step back are held at the latest one seen: a departure at 40 ms after an"
+                       " arrival at 50 ms counts at 50 ms",
+        "interval_ms": 100,
+        "origin_ns": 0,
+        "drain_ns": 200 * ms,
+        "events": [{"t_ns": t, "kind": k, **({} if a is None else {"arrival_ns": a})} for t, k, a in events],
+        "expected": {"online": reference_samples(held, interval, 0, 200 * ms)}})
 
 
 if __name__ == "__main__":

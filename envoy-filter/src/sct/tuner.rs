@@ -1,0 +1,135 @@
+//! One path's tuning as the analysing worker runs it: the window of summed intervals, the analysis and the guards,
+//! from the limit the path started with.
+
+use super::decision::Decision;
+use super::guards::Guards;
+use super::interval::Sample;
+use super::plateau::Analyzer;
+use super::settings::ModelSettings;
+use super::window::{Refused, SampleWindow};
+use super::wire::WorkerInterval;
+
+#[derive(Debug)]
+pub struct PathTuner {
+    window: SampleWindow,
+    analyzer: Analyzer,
+    guards: Guards,
+    limit: u32,
+    /// The window's samples, reused from one decision to the next.
+    samples: Vec<Sample>,
+}
+
+impl PathTuner {
+    pub fn new(window: SampleWindow, settings: ModelSettings, guards: Guards, starting_limit: u32) -> PathTuner {
+        PathTuner { window, analyzer: Analyzer::new(settings), guards, limit: starting_limit, samples: Vec::new() }
+    }
+
+    /// The limit the last decision set (the starting one before any).
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// Goes on from a limit set elsewhere (by the worker that analysed before this one).
+    pub fn adopt(&mut self, limit: u32) {
+        self.limit = limit;
+    }
+
+    /// Adds a worker's record to its interval of the window.
+    pub fn merge(&mut self, record: &WorkerInterval, now_ns: u64) -> Result<(), Refused> {
+        self.window.merge(record, now_ns)
+    }
+
+    /// Analyses the window of intervals that ended by `through_ns` and moves the limit through the guards.
+    pub fn decide(&mut self, through_ns: u64) -> Decision {
+        self.window.samples_through(through_ns, &mut self.samples);
+        let analysis = self.analyzer.analyze(&self.samples);
+        let step = self.guards.next(analysis.verdict, analysis.recommended, self.limit);
+        let decision = Decision::new(analysis, self.limit, step);
+        self.limit = step.limit;
+        decision
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{Rng, Upstream};
+    use super::super::verdict::Verdict;
+    use super::*;
+
+    const INTERVAL: u64 = 50_000_000;
+    /// 60 s windows, a decision every 20 s.
+    const WINDOW: usize = 1200;
+    const PERIOD: u64 = 400;
+    const KNEE: u32 = 16;
+
+    fn tuner(starting_limit: u32) -> PathTuner {
+        let guards = Guards { min: 1, max: 1000, max_step: 8, hysteresis: 2 };
+        PathTuner::new(SampleWindow::new(INTERVAL, 0, WINDOW, 4), ModelSettings::default(), guards, starting_limit)
+    }
+
+    /// Runs `decisions` periods of the upstream, `clients(k)` wanting service in interval k; returns every
+    /// decision.
+    fn run(tuner: &mut PathTuner, decisions: u64, clients: impl Fn(u64) -> f64) -> Vec<Decision> {
+        let mut upstream =
+            Upstream { knee: f64::from(KNEE), per_slot: 100.0, interval_ns: INTERVAL, rng: Rng::new(KNEE.into()) };
+        let mut out = Vec::new();
+        for k in 0..decisions * PERIOD {
+            let start = k * INTERVAL;
+            for record in upstream.interval(start, clients(k), tuner.limit()) {
+                tuner.merge(&record, start + INTERVAL).unwrap();
+            }
+            if (k + 1) % PERIOD == 0 {
+                out.push(tuner.decide(start + INTERVAL));
+            }
+        }
+        out
+    }
+
+    /// Between 2 and 40 clients and back every 12 s, as the load of sct-tuner's validation swings.
+    fn swinging(k: u64) -> f64 {
+        let phase = (k % 240) as f64 / 240.0;
+        2.0 + 38.0 * (1.0 - (2.0 * phase - 1.0).abs())
+    }
+
+    /// Within 20 % of the knee.
+    fn near_knee(limit: u32) -> bool {
+        limit.abs_diff(KNEE) * 5 <= KNEE
+    }
+
+    #[test]
+    fn a_limit_four_times_the_knee_settles_near_the_knee_within_a_few_decisions() {
+        let mut t = tuner(4 * KNEE);
+        let decisions = run(&mut t, 12, swinging);
+        let limits: Vec<u32> = decisions.iter().map(|d| d.limit).collect();
+        let settled = limits.iter().position(|l| near_knee(*l)).expect("never near the knee");
+        assert!(settled <= 6, "{limits:?}");
+        for d in &decisions[settled..] {
+            // Once the window holds no level above the limit, a step up shows whether the curve still rises there;
+            // the next plateau takes it back. At the knee or above, the path keeps its throughput.
+            assert!(near_knee(d.limit) || d.verdict == Verdict::Explore, "{d}");
+            assert!(d.limit >= KNEE, "{d}");
+            if d.verdict == Verdict::Plateau {
+                assert!(d.recommended.is_some_and(near_knee), "{d}");
+            }
+        }
+        assert!(near_knee(t.limit()), "{limits:?}");
+    }
+
+    #[test]
+    fn a_limit_of_one_with_requests_waiting_explores_upward() {
+        let mut t = tuner(1);
+        let decisions = run(&mut t, 12, |_| 40.0);
+        let limits: Vec<u32> = decisions.iter().map(|d| d.limit).collect();
+        assert_eq!(decisions[0].verdict, Verdict::Explore, "{}", decisions[0]);
+        assert!(limits.windows(2).take(6).all(|w| w[1] > w[0]), "{limits:?}");
+        assert!(*limits.last().unwrap_or(&0) * 5 >= KNEE * 4, "{limits:?}");
+    }
+
+    #[test]
+    fn a_limit_taken_over_goes_on_from_there() {
+        let mut t = tuner(40);
+        t.adopt(20);
+        let d = t.decide(0);
+        assert_eq!((d.previous_limit, d.limit, d.verdict), (20, 20, Verdict::InsufficientData));
+    }
+}
