@@ -16,13 +16,13 @@ struct Request {
 }
 
 impl RequestView for Request {
-    fn path(&self) -> Option<String> {
-        Some(self.path.clone())
+    fn path(&self) -> Option<Vec<u8>> {
+        Some(self.path.clone().into_bytes())
     }
-    fn method(&self) -> Option<String> {
-        Some(self.method.clone())
+    fn method(&self) -> Option<Vec<u8>> {
+        Some(self.method.clone().into_bytes())
     }
-    fn header(&self, _name: &str) -> Option<String> {
+    fn header(&self, _name: &str) -> Option<Vec<u8>> {
         None
     }
 }
