@@ -9,10 +9,10 @@ import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
 
 import io.pathfence.core.Admission;
-import io.pathfence.core.GrantListener;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFigures;
 import io.pathfence.core.Ticket;
+import io.pathfence.core.Waiter;
 
 /**
  * A service's work slots (a database's connections) for an event-driven service: a
@@ -58,14 +58,26 @@ final class EventDrivenSlots {
 			// Disposed when the subscriber gives up; work subscribed to it afterwards is
 			// disposed at once, and its clean-up gives the slot back.
 			Disposable.Swap running = Disposables.swap();
-			GrantListener deliver = (ticket) -> {
-				if (state.compareAndSet(WAITING, DELIVERED)) {
-					running.update(work.doFinally((signal) -> ticket.release())
-						.subscribe(sink::success, sink::error, sink::success));
+			Waiter deliver = new Waiter() {
+
+				@Override
+				public void granted(Ticket ticket) {
+					if (state.compareAndSet(WAITING, DELIVERED)) {
+						running.update(work.doFinally((signal) -> ticket.release())
+							.subscribe(sink::success, sink::error, sink::success));
+					}
+					else {
+						ticket.release();
+					}
 				}
-				else {
-					ticket.release();
+
+				@Override
+				public void expired(Ticket ticket) {
+					if (state.compareAndSet(WAITING, GIVEN_UP)) {
+						sink.error(new IllegalStateException("no slot was free within the queue timeout"));
+					}
 				}
+
 			};
 			sink.onCancel(() -> {
 				running.dispose();

@@ -15,6 +15,7 @@ import io.pathfence.core.Admission;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFigures;
 import io.pathfence.core.Ticket;
+import io.pathfence.core.Waiter;
 import io.pathfence.demo.topology.Tuning;
 import io.pathfence.sct.SctConfig;
 import io.pathfence.tuning.PathTuner;
@@ -51,17 +52,15 @@ public final class WorkerPool implements AutoCloseable {
 	 */
 	public WorkerPool(int initial, int max, Tuning tuning) {
 		SctConfig config = SctConfig.builder().interval(tuning.interval()).window(tuning.window()).build();
-		PathFence[] built = new PathFence[1];
-		PathTuner tuner = new PathTuner(() -> built[0], List.of(WORKERS), config,
-				new ReservationStep(1, max, tuning.maxStep(), tuning.hysteresis()), 0, System::nanoTime,
-				Clock.systemUTC());
 		// No local reservation: every request is the one path's.
 		this.limit = PathFence.builder(max)
 			.path(WORKERS, initial, Integer.MAX_VALUE, Duration.ZERO)
 			.local(0, 0, Duration.ZERO)
-			.listener(tuner)
 			.build();
-		built[0] = this.limit;
+		PathTuner tuner = new PathTuner(this.limit, List.of(WORKERS), config,
+				new ReservationStep(1, max, tuning.maxStep(), tuning.hysteresis()), 0, System::nanoTime,
+				Clock.systemUTC());
+		this.limit.addListener(tuner);
 		AtomicInteger count = new AtomicInteger();
 		this.threads = new ThreadPoolExecutor(max, max, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
 			Thread thread = new Thread(task, "worker-" + count.incrementAndGet());
@@ -79,7 +78,20 @@ public final class WorkerPool implements AutoCloseable {
 	 */
 	public Mono<Void> compute(Runnable computation) {
 		return Mono.create((sink) -> {
-			Ticket ticket = this.limit.acquire(WORKERS, (granted) -> run(granted, computation, sink));
+			Ticket ticket = this.limit.acquire(WORKERS, new Waiter() {
+
+				@Override
+				public void granted(Ticket granted) {
+					run(granted, computation, sink);
+				}
+
+				@Override
+				public void expired(Ticket expired) {
+					// Only when the pool closes: the queue has no timeout.
+					sink.error(new IllegalStateException("the worker pool is closed"));
+				}
+
+			});
 			if (ticket.admission() == Admission.GRANTED) {
 				run(ticket, computation, sink);
 			}
