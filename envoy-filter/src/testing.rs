@@ -142,4 +142,8 @@ impl Metrics for MockHost {
         let delta = self.pending.as_ref().map_or(delta, |p| p.borrow_mut().now(reservation, metric, delta));
         *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
     }
+
+    fn flush(&self) {
+        MockHost::flush(self);
+    }
 }
