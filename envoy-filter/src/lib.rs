@@ -22,6 +22,7 @@
 // RefCell::borrow and borrow_mut panic on a conflicting borrow; clippy.toml lists them, use try_borrow*.
 #![deny(clippy::disallowed_methods)]
 
+pub mod cas;
 pub mod classifier;
 pub mod clock;
 pub mod config;

@@ -5,8 +5,9 @@
 //! live in one shared value, `(passed: u64, paused_until_ms: u64)`, so all workers count together and see the
 //! same pause.
 
+use crate::cas::{self, Step};
 use crate::config::PauseSchedule;
-use crate::counters::{read_u64, token, MAX_CAS_TRIES};
+use crate::counters::read_u64;
 use crate::host::{HostError, SharedStore};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,14 +49,10 @@ pub fn paused_until(
 
 /// Counts one request through the gate, or says it must wait for the pause in progress.
 pub fn pass(store: &dyn SharedStore, key: &str, schedule: &PauseSchedule, now_ms: u64) -> Result<Gate, HostError> {
-    for _ in 0..MAX_CAS_TRIES {
-        let (value, cas) = match store.get(key)? {
-            Some((bytes, cas)) => (decode(&bytes), Some(cas)),
-            None => ((0, 0), None),
-        };
-        let (passed, until_ms) = value;
+    let gate = cas::update(store, key, |value| {
+        let (passed, until_ms) = value.map_or((0, 0), decode);
         if holds(until_ms, now_ms, schedule.duration_ms) {
-            return Ok(Gate::Closed { until_ms });
+            return Step::Done(Gate::Closed { until_ms });
         }
         let passed = passed.saturating_add(1);
         let until_ms =
@@ -65,13 +62,11 @@ pub fn pass(store: &dyn SharedStore, key: &str, schedule: &PauseSchedule, now_ms
             } else {
                 until_ms
             };
-        if store.set(key, &encode(passed, until_ms), token(cas))? {
-            return Ok(Gate::Open);
-        }
-    }
+        Step::Write(encode(passed, until_ms).to_vec(), Gate::Open)
+    })?;
     // Losing every race is itself a sign of heavy traffic; letting the request through uncounted only makes
     // the next pause come one request later.
-    Ok(Gate::Open)
+    Ok(gate.unwrap_or(Gate::Open))
 }
 
 #[cfg(test)]

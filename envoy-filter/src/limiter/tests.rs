@@ -236,7 +236,7 @@ fn a_release_that_loses_every_race_is_retried_on_the_tick() {
     let mut fx = Vec::new();
     w.on_request(1, A, &mut fx);
     w.on_stream_end(1, &mut fx);
-    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    host.store.fail_next_cas(crate::cas::MAX_CAS_TRIES);
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 1);
     assert_eq!((host.metric(A, Metric::Active), w.off_active(A)), (0, 1), "off `active` before it is released");
@@ -696,7 +696,7 @@ fn a_worker_shut_down_takes_its_whole_share_out_of_the_count() {
     w.on_stream_end(2, &mut fx);
     assert_eq!((inflight(&host, "a"), w.idle_slots(A)), (2, 2));
     // Every compare-and-swap of giving them back loses; setting the share outright, the next step, succeeds.
-    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    host.store.fail_next_cas(crate::cas::MAX_CAS_TRIES);
     w.shut_down(&mut fx);
     assert!(fx.is_empty());
     assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (0, 0));
@@ -861,7 +861,7 @@ fn reclaiming_a_worker_with_spare_and_retried_slots_leaves_active_at_zero() {
     // b's freed slot becomes a spare; a's, wanted by a waiter on the other worker, a release that lost every race.
     gone.on_stream_end(3, &mut fx);
     assert_eq!(alive.on_request(6, A, &mut fx), Decision::Wait);
-    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    host.store.fail_next_cas(crate::cas::MAX_CAS_TRIES);
     gone.on_stream_end(1, &mut fx);
     assert_eq!((gone.idle_slots(A), gone.idle_slots(B)), (1, 1));
     drop(gone);

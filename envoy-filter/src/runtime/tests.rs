@@ -159,7 +159,7 @@ fn a_replaced_worker_stays_until_a_release_that_lost_its_race_has_gone_through()
     runtime.on_request(&proxy, 10, &Path("/a"));
     assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (host.clone(), 0)));
     runtime.on_stream_end(&proxy, 10);
-    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    host.store.fail_next_cas(crate::cas::MAX_CAS_TRIES);
     tick(&runtime, &host, &proxy, 1);
     assert_eq!(inflight(&host), 1, "giving the slot back lost every race");
     assert_eq!(retired(&runtime), 1);
