@@ -5,6 +5,8 @@
 //! live in one shared value, `(passed: u64, paused_until_ms: u64)`, so all workers count together and see the
 //! same pause.
 
+mod gate;
+
 use crate::cas::{self, Step};
 use crate::config::PauseSchedule;
 use crate::counters::read_u64;

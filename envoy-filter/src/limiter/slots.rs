@@ -178,23 +178,4 @@ impl<H: Host> Worker<H> {
             }
         }
     }
-
-    pub(super) fn give_back_spares(&mut self, pool: usize) {
-        let spare = self.spare.at(pool);
-        self.spare.put(pool, 0);
-        self.spares_taken.put(pool, 0);
-        self.give_back(pool, spare);
-    }
-
-    /// On a tick with nobody waiting: keeps as many spares of `pool` as requests took since the last tick and
-    /// gives back the rest. Under a steady load a worker then holds about as many spares as its requests reuse,
-    /// instead of giving them all back on every tick and taking them again right after, a compare-and-swap
-    /// each; once its requests stop, the next tick gives them all back.
-    pub(super) fn give_back_unused_spares(&mut self, pool: usize) {
-        let kept = self.spare.at(pool).min(self.spares_taken.at(pool));
-        let unused = self.spare.at(pool) - kept;
-        self.spares_taken.put(pool, 0);
-        self.spare.put(pool, kept);
-        self.give_back(pool, unused);
-    }
 }

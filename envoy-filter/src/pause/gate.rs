@@ -4,16 +4,16 @@
 
 use log::warn;
 
-use super::{Decision, Effect, Request, State, Worker};
+use super::Gate;
 use crate::host::{Host, Metric};
-use crate::pause::{self, Gate};
+use crate::limiter::{Decision, Effect, Request, State, Worker};
 
 impl<H: Host> Worker<H> {
-    pub(super) fn pauses(&self, class: usize) -> bool {
+    pub(crate) fn pauses(&self, class: usize) -> bool {
         self.config.pause.as_ref().is_some_and(|p| p.paths.contains(&class))
     }
 
-    pub(super) fn through_pause(&mut self, context: u32, class: usize, effects: &mut Vec<Effect>) -> Decision {
+    pub(crate) fn through_pause(&mut self, context: u32, class: usize, effects: &mut Vec<Effect>) -> Decision {
         let now = self.now();
         // Requests held earlier go first, so one arriving just as the pause ends cannot overtake them.
         let others_held = !self.held.is_empty();
@@ -40,14 +40,14 @@ impl<H: Host> Worker<H> {
         let Some(schedule) = &self.config.pause else {
             return Gate::Open;
         };
-        pause::pass(&self.host, &self.keys.pause, schedule, self.watch.clock.wall_ms()).unwrap_or_else(|e| {
+        super::pass(&self.host, &self.keys.pause, schedule, self.watch.clock.wall_ms()).unwrap_or_else(|e| {
             warn!("pathfence: pause gate unavailable, letting the request through: {e}");
             Gate::Open
         })
     }
 
     /// Lets held requests through the gate one by one while it stays open.
-    pub(super) fn release_held(&mut self, effects: &mut Vec<Effect>) {
+    pub(crate) fn release_held(&mut self, effects: &mut Vec<Effect>) {
         while let Some(&context) = self.held.front() {
             if let Gate::Closed { .. } = self.pass_gate() {
                 return;
@@ -66,7 +66,7 @@ impl<H: Host> Worker<H> {
     }
 
     /// Refuses held requests that have waited `queue_timeout_ms`, as a waiting request would be.
-    pub(super) fn expire_held(&mut self, now: u64, effects: &mut Vec<Effect>) {
+    pub(crate) fn expire_held(&mut self, now: u64, effects: &mut Vec<Effect>) {
         let config = &self.config;
         let requests = &self.requests;
         let expired: Vec<u32> = self
