@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
+use crate::per_path::{OfPath, PathIndex};
 use matchers::matcher;
 pub use matchers::{HeaderMatch, Matcher, PathMatch, ValueMatch};
 use objects::Object;
@@ -69,7 +70,7 @@ pub struct PauseSchedule {
     pub every_requests: u64,
     pub duration_ms: u64,
     /// Indexes into [`Config::reservations`].
-    pub paths: Vec<usize>,
+    pub paths: Vec<PathIndex>,
 }
 
 /// The validated configuration the filter runs with.
@@ -88,23 +89,23 @@ pub struct Config {
 }
 
 impl Config {
-    /// Index of the local reservation.
-    pub fn local(&self) -> usize {
-        self.matchers.len()
+    /// The local path, the last one.
+    pub fn local(&self) -> PathIndex {
+        PathIndex(self.matchers.len())
     }
 
     /// The reservation at `index`, if there is one.
-    pub fn reservation(&self, index: usize) -> Option<&Reservation> {
-        self.reservations.get(index)
+    pub fn reservation(&self, index: PathIndex) -> Option<&Reservation> {
+        self.reservations.of(index)
     }
 
     /// The limit of the reservation at `index`; `None` if it is unbounded (or there is none).
-    pub fn limit(&self, index: usize) -> Option<u32> {
+    pub fn limit(&self, index: PathIndex) -> Option<u32> {
         self.reservation(index).and_then(|r| r.max_concurrency)
     }
 
     /// The name of the reservation at `index`, for the logs; empty if there is none.
-    pub fn name(&self, index: usize) -> &str {
+    pub fn name(&self, index: PathIndex) -> &str {
         self.reservation(index).map_or("", |r| r.name.as_str())
     }
 
@@ -137,7 +138,7 @@ impl Config {
     }
 
     /// Why the pause would refuse requests of the reservation at `index` with a 503 rather than delay them.
-    fn pause_warning(&self, pause: &PauseSchedule, index: usize) -> Option<String> {
+    fn pause_warning(&self, pause: &PauseSchedule, index: PathIndex) -> Option<String> {
         let reservation = self.reservation(index)?;
         let (name, field) = (&reservation.name, self.field_of(index));
         if reservation.max_queue == 0 {
@@ -156,7 +157,7 @@ impl Config {
     }
 
     /// The configuration field of the reservation at `index`: `paths[i]`, or `local` for the last one.
-    fn field_of(&self, index: usize) -> String {
+    fn field_of(&self, index: PathIndex) -> String {
         if index == self.local() {
             LOCAL_PATH.to_string()
         } else {
@@ -282,7 +283,7 @@ fn pause(raw: &RawPause, reservations: &[Reservation]) -> Result<PauseSchedule, 
     }
     let mut paths = Vec::with_capacity(raw.paths.len());
     for (i, name) in raw.paths.iter().enumerate() {
-        match reservations.iter().position(|r| &r.name == name) {
+        match reservations.iter().position(|r| &r.name == name).map(PathIndex) {
             Some(index) if !paths.contains(&index) => paths.push(index),
             Some(_) => return Err(error(format!("pause.paths[{i}]"), format!("path `{name}` is listed twice"))),
             None => return Err(error(format!("pause.paths[{i}]"), format!("no path is named `{name}`"))),
@@ -348,7 +349,7 @@ mod tests {
         assert_eq!(c.reservations[1].queue_timeout_ms, 1000);
         assert!(c.local_borrows);
         let p = c.pause.unwrap();
-        assert_eq!((p.every_requests, p.duration_ms, p.paths), (100, 200, vec![0]));
+        assert_eq!((p.every_requests, p.duration_ms, p.paths), (100, 200, vec![PathIndex(0)]));
         assert_eq!(c.retry_after_s, 1);
     }
 

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::per_path::PathIndex;
 use crate::runtime::Refusal;
 
 /// A host call failed; the logic then fails open (admits) rather than stall traffic on its own fault.
@@ -80,13 +81,13 @@ impl Metric {
 /// Metrics are only ever changed by deltas, so that every worker adding to the same stat sums correctly.
 pub trait Metrics {
     /// Adds `delta`; the host may hand it to Envoy later, batched with others.
-    fn add(&self, reservation: usize, metric: Metric, delta: i64);
+    fn add(&self, path: PathIndex, metric: Metric, delta: i64);
 
     /// Adds `delta` at once, with the deltas of the same stat still batched (a slot's `+1` to `active` must not
     /// come after its `-1`): for a slot taken off `active` before it goes back to the shared count, where another
     /// worker may take it and report it as its own.
-    fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
-        self.add(reservation, metric, delta);
+    fn add_now(&self, path: PathIndex, metric: Metric, delta: i64) {
+        self.add(path, metric, delta);
     }
 
     /// Hands the deltas `add` kept over to the host's stats; nothing on a host that adds them at once. The runtime

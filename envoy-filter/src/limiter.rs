@@ -20,7 +20,7 @@ use std::rc::Rc;
 use crate::config::Config;
 use crate::counters;
 use crate::host::{Host, HostError, Metric};
-use crate::per_path::PerPath;
+use crate::per_path::{OfPath, PathIndex, PerPath};
 use crate::waiting_paths;
 use busy::Busy;
 use stream_ids::StreamIds;
@@ -48,7 +48,7 @@ pub enum Decision {
     Wait,
     /// Answer with a local 503 naming this reservation.
     Reject {
-        reservation: usize,
+        path: PathIndex,
     },
 }
 
@@ -56,13 +56,13 @@ pub enum Decision {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Resume { context: u32 },
-    Reject { context: u32, reservation: usize },
+    Reject { context: u32, path: PathIndex },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Permit {
     /// The reservation the slot was taken from (a local request may borrow another path's slot).
-    pool: usize,
+    path: PathIndex,
     /// False when the slot is not in the shared count: an unbounded reservation, or a fail-open admission.
     counted: bool,
 }
@@ -82,7 +82,7 @@ pub(crate) enum State {
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Request {
-    pub(crate) class: usize,
+    pub(crate) path: PathIndex,
     pub(crate) state: State,
 }
 
@@ -111,7 +111,7 @@ pub struct Worker<H: Host> {
     /// Each path's name hashed, as the shared list of paths with waiters names it, and the paths by those hashes
     /// (bounded paths only: nobody waits for an unbounded one).
     path_hashes: Vec<u64>,
-    paths_by_hash: HashMap<u64, Vec<usize>>,
+    paths_by_hash: HashMap<u64, Vec<PathIndex>>,
     /// Whether the paths with waiters this worker lists in the shared list may differ from the ones it has.
     unlisted: bool,
     /// The paths with something to do on a tick (see [`busy`]): every path whose queue, spares, releases to retry,
@@ -173,10 +173,10 @@ impl<H: Host> Worker<H> {
             .ok_or_else(|| HostError("could not take a worker id".to_string()))?;
         let n = config.reservations.len();
         let path_hashes: Vec<u64> = config.reservations.iter().map(|r| waiting_paths::path_hash(&r.name)).collect();
-        let mut paths_by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
-        for (class, reservation) in config.reservations.iter().enumerate() {
+        let mut paths_by_hash: HashMap<u64, Vec<PathIndex>> = HashMap::new();
+        for (path, reservation) in PathIndex::all(n).zip(&config.reservations) {
             if reservation.max_concurrency.is_some() {
-                paths_by_hash.entry(path_hashes.at(class)).or_default().push(class);
+                paths_by_hash.entry(path_hashes.at(path)).or_default().push(path);
             }
         }
         let mut worker = Worker {
@@ -215,10 +215,10 @@ impl<H: Host> Worker<H> {
         // unknown, of every bounded path.
         let waited = worker
             .paths_others_wait_for()
-            .unwrap_or_else(|| (0..n).filter(|class| worker.config.limit(*class).is_some()).collect());
-        for class in waited {
-            worker.others_waited.put(class, true);
-            worker.busy.insert(class);
+            .unwrap_or_else(|| PathIndex::all(n).filter(|path| worker.config.limit(*path).is_some()).collect());
+        for path in waited {
+            worker.others_waited.put(path, true);
+            worker.busy.insert(path);
         }
         Ok(worker)
     }
@@ -245,24 +245,24 @@ impl<H: Host> Worker<H> {
         self.requests.contains_key(&context)
     }
 
-    /// Requests of `class` waiting for a slot on this worker.
-    pub fn queued(&self, class: usize) -> usize {
-        self.queues.get(class).map_or(0, VecDeque::len)
+    /// Requests of `path` waiting for a slot on this worker.
+    pub fn queued(&self, path: PathIndex) -> usize {
+        self.queues.of(path).map_or(0, VecDeque::len)
     }
 
-    /// A request of reservation `class` arrived on stream `context`.
-    pub fn on_request(&mut self, context: u32, class: usize, effects: &mut Vec<Effect>) -> Decision {
-        if class >= self.config.reservations.len() || self.requests.contains_key(&context) {
+    /// A request of reservation `path` arrived on stream `context`.
+    pub fn on_request(&mut self, context: u32, path: PathIndex, effects: &mut Vec<Effect>) -> Decision {
+        if path.0 >= self.config.reservations.len() || self.requests.contains_key(&context) {
             return Decision::Continue;
         }
         // Only requests that take a slot of the shared count could use a spare.
-        if self.config.limit(class).is_some() {
+        if self.config.limit(path).is_some() {
             self.arrivals = self.arrivals.saturating_add(1);
         }
-        let decision = if self.pauses(class) {
-            self.through_pause(context, class, effects)
+        let decision = if self.pauses(path) {
+            self.through_pause(context, path, effects)
         } else {
-            self.admit_or_queue(context, class, None, effects)
+            self.admit_or_queue(context, path, None, effects)
         };
         self.publish_waiting();
         decision
@@ -276,11 +276,11 @@ impl<H: Host> Worker<H> {
         match request.state {
             State::Held { .. } => self.held.retain(|c| *c != context),
             State::Waiting { .. } => {
-                if let Some(queue) = self.queues.get_mut(request.class) {
+                if let Some(queue) = self.queues.of_mut(request.path) {
                     queue.retain(|c| *c != context);
                 }
-                self.unpublished.put(request.class, true);
-                self.host.add(request.class, Metric::Queued, -1);
+                self.unpublished.put(request.path, true);
+                self.host.add(request.path, Metric::Queued, -1);
             }
             State::Admitted(permit) => self.release(permit, effects),
         }

@@ -74,10 +74,11 @@ pub fn pass(store: &dyn SharedStore, key: &str, schedule: &PauseSchedule, now_ms
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::per_path::PathIndex;
     use crate::testing::MemStore;
 
     fn schedule() -> PauseSchedule {
-        PauseSchedule { every_requests: 3, duration_ms: 200, paths: vec![0] }
+        PauseSchedule { every_requests: 3, duration_ms: 200, paths: vec![PathIndex(0)] }
     }
 
     #[test]
@@ -123,7 +124,7 @@ mod tests {
     #[test]
     fn a_pause_ending_past_the_end_of_time_ends_there() {
         let s = MemStore::default();
-        let long = PauseSchedule { every_requests: 1, duration_ms: u64::MAX, paths: vec![0] };
+        let long = PauseSchedule { every_requests: 1, duration_ms: u64::MAX, paths: vec![PathIndex(0)] };
         assert_eq!(pass(&s, "p", &long, 5).unwrap(), Gate::Open);
         assert_eq!(pass(&s, "p", &long, 6).unwrap(), Gate::Closed { until_ms: u64::MAX });
     }

@@ -14,6 +14,7 @@ use crate::classifier::RequestView;
 use crate::config::Config;
 use crate::deltas::Deltas;
 use crate::host::{Clock, HostError, Metric, Metrics, Proxy, SharedStore};
+use crate::per_path::{OfPath, PathIndex};
 use crate::runtime::{self, Refusal, Runtime};
 use crate::stats::{Ids, StatIds};
 
@@ -49,8 +50,8 @@ impl EnvoyHost {
         EnvoyHost { metric_ids, pending: RefCell::new(Deltas::default()) }
     }
 
-    fn metric_id(&self, reservation: usize, metric: Metric) -> Option<u32> {
-        self.metric_ids.get(reservation).and_then(|ids| ids.get(metric.index())).copied().flatten()
+    fn metric_id(&self, path: PathIndex, metric: Metric) -> Option<u32> {
+        self.metric_ids.of(path).and_then(|ids| ids.get(metric.index())).copied().flatten()
     }
 }
 
@@ -92,32 +93,32 @@ impl Clock for EnvoyHost {
 impl Metrics for EnvoyHost {
     /// Hands the delta to Envoy at once, with the stat's kept deltas (see [`Deltas`]); kept for the next flush if
     /// Envoy refuses it.
-    fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
+    fn add_now(&self, path: PathIndex, metric: Metric, delta: i64) {
         let Ok(mut pending) = self.pending.try_borrow_mut() else {
             warn!("pathfence: metric update lost while metrics were being flushed: {metric:?} {delta}");
             return;
         };
-        let delta = pending.now(reservation, metric, delta);
-        if let Some(id) = self.metric_id(reservation, metric) {
+        let delta = pending.now(path, metric, delta);
+        if let Some(id) = self.metric_id(path, metric) {
             match hostcalls::increment_metric(id, delta) {
                 Ok(()) => return,
                 Err(status) => warn!("pathfence: increment_metric failed: {status:?}"),
             }
         }
-        pending.add(reservation, metric, delta);
+        pending.add(path, metric, delta);
     }
 
-    fn add(&self, reservation: usize, metric: Metric, delta: i64) {
+    fn add(&self, path: PathIndex, metric: Metric, delta: i64) {
         match self.pending.try_borrow_mut() {
-            Ok(mut pending) => pending.add(reservation, metric, delta),
+            Ok(mut pending) => pending.add(path, metric, delta),
             Err(_) => warn!("pathfence: metric update lost while metrics were being flushed: {metric:?} {delta}"),
         }
     }
 
     fn flush(&self) {
         let Ok(mut pending) = self.pending.try_borrow_mut() else { return };
-        for (reservation, metric, delta) in pending.take_all() {
-            if let Some(id) = self.metric_id(reservation, metric) {
+        for (path, metric, delta) in pending.take_all() {
+            if let Some(id) = self.metric_id(path, metric) {
                 if let Err(status) = hostcalls::increment_metric(id, delta) {
                     warn!("pathfence: increment_metric failed: {status:?}");
                 }

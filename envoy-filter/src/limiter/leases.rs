@@ -8,6 +8,7 @@ use log::warn;
 use super::{Worker, KEY_PREFIX};
 use crate::counters;
 use crate::host::{Host, Metric};
+use crate::per_path::PathIndex;
 use crate::waiting;
 use crate::waiting_paths;
 
@@ -53,13 +54,15 @@ impl<H: Host> Worker<H> {
                     }
             })
         };
-        for (pool, (inflight, waiting)) in self.keys.inflight.iter().zip(&self.keys.waiting).enumerate() {
+        for (path, (inflight, waiting)) in
+            PathIndex::all(self.keys.inflight.len()).zip(self.keys.inflight.iter().zip(&self.keys.waiting))
+        {
             match waiting::reclaim(&self.host, waiting, &mut is_gone) {
                 // Their `queued` went away with them.
                 Ok(gone) => {
                     let waited: i64 = gone.iter().map(|w| i64::from(w.waiting)).sum();
                     if waited > 0 {
-                        self.host.add(pool, Metric::Queued, -waited);
+                        self.host.add(path, Metric::Queued, -waited);
                     }
                 }
                 Err(e) => warn!("pathfence: reclaiming waiters failed: {e}"),
@@ -69,10 +72,10 @@ impl<H: Host> Worker<H> {
                     for (worker, count) in gone {
                         warn!(
                             "pathfence: reclaimed {count} slot(s) of `{}` left by worker {worker}",
-                            self.config.name(pool)
+                            self.config.name(path)
                         );
                         // A worker's part of `active` is its share, so this takes back exactly what it added.
-                        self.host.add_now(pool, Metric::Active, -i64::from(count));
+                        self.host.add_now(path, Metric::Active, -i64::from(count));
                     }
                 }
                 Err(e) => warn!("pathfence: reclaim failed: {e}"),
@@ -82,9 +85,9 @@ impl<H: Host> Worker<H> {
             warn!("pathfence: reclaiming the paths with waiters failed: {e}");
         }
         self.watch.forget_unseen(now);
-        for pool in 0..self.keys.inflight.len() {
-            self.reassert_share(pool);
-            self.reassert_waiters(pool);
+        for path in PathIndex::all(self.keys.inflight.len()) {
+            self.reassert_share(path);
+            self.reassert_waiters(path);
         }
     }
 }

@@ -5,7 +5,7 @@ use log::warn;
 
 use super::Worker;
 use crate::host::{Host, Metric};
-use crate::per_path::PerPath;
+use crate::per_path::{OfPath, PathIndex, PerPath};
 use crate::waiting::{self, Waiters};
 use crate::waiting_paths::{self, Listed};
 
@@ -16,15 +16,15 @@ const STALE_AFTER_TIMEOUT_MS: u64 = 50;
 impl<H: Host> Worker<H> {
     /// The bounded paths the shared list says other workers have waiters for, lowest first; `None` if it cannot
     /// be read.
-    pub(super) fn paths_others_wait_for(&self) -> Option<Vec<usize>> {
+    pub(super) fn paths_others_wait_for(&self) -> Option<Vec<PathIndex>> {
         let hashes = waiting_paths::others(&self.host, &self.keys.waiting_paths, self.id)
             .map_err(|e| warn!("pathfence: the paths others wait for are unknown: {e}"))
             .ok()?;
-        let mut classes: Vec<usize> =
+        let mut paths: Vec<PathIndex> =
             hashes.iter().filter_map(|h| self.paths_by_hash.get(h)).flatten().copied().collect();
-        classes.sort_unstable();
-        classes.dedup();
-        Some(classes)
+        paths.sort_unstable();
+        paths.dedup();
+        Some(paths)
     }
 
     /// Publishes the queues that changed; a lost race leaves them marked for the next call.
@@ -33,39 +33,39 @@ impl<H: Host> Worker<H> {
         // they are off by the slip until published again.
         if self.watch.clock.slips() != self.published_at_slip {
             self.published_at_slip = self.watch.clock.slips();
-            for class in self.busy.sorted() {
-                if self.queued(class) > 0 {
-                    self.unpublished.put(class, true);
+            for path in self.busy.sorted() {
+                if self.queued(path) > 0 {
+                    self.unpublished.put(path, true);
                 }
             }
         }
         let mut listing_changed = false;
         // Only busy paths can have changed; collected without allocating when none did (most requests).
-        let unpublished: Vec<usize> = self.busy.iter().filter(|class| self.unpublished.at(*class)).collect();
-        for class in unpublished {
+        let unpublished: Vec<PathIndex> = self.busy.iter().filter(|path| self.unpublished.at(*path)).collect();
+        for path in unpublished {
             // A path is listed as having waiters before they appear in its list (see `crate::waiting_paths`).
-            if self.published.at(class) == 0 && self.queued(class) > 0 {
+            if self.published.at(path) == 0 && self.queued(path) > 0 {
                 self.unlisted = true;
-                if !self.list_paths_with_waiters(Some(class)) {
+                if !self.list_paths_with_waiters(Some(path)) {
                     continue;
                 }
             }
-            let (Some(queue), Some(key)) = (self.queues.get(class), self.keys.waiting.get(class)) else { continue };
+            let (Some(queue), Some(key)) = (self.queues.of(path), self.keys.waiting.of(path)) else { continue };
             let arrivals_ms: Vec<u64> =
                 queue.iter().take(waiting::MAX_LISTED).map(|c| self.arrival_on_wall(*c)).collect();
             let mine = Waiters { worker: self.id, waiting: queue.len() as u32, arrivals_ms };
             match waiting::publish(&self.host, key, &mine) {
                 Ok(Some(before)) => {
-                    if before == 0 && self.published.at(class) > 0 {
-                        self.waiters_were_reclaimed(class);
+                    if before == 0 && self.published.at(path) > 0 {
+                        self.waiters_were_reclaimed(path);
                     }
-                    self.unpublished.put(class, false);
-                    listing_changed |= (self.published.at(class) == 0) != (mine.waiting == 0);
-                    self.published.put(class, mine.waiting);
+                    self.unpublished.put(path, false);
+                    listing_changed |= (self.published.at(path) == 0) != (mine.waiting == 0);
+                    self.published.put(path, mine.waiting);
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.name(class))
+                    warn!("pathfence: publishing the waiters of `{}` failed: {e}", self.config.name(path))
                 }
             }
         }
@@ -78,12 +78,12 @@ impl<H: Host> Worker<H> {
 
     /// Writes this worker's entry of the shared list of paths with waiters: the paths it has published waiters for,
     /// and `also`. Whether the list now says so; if not, a later call tries again (`unlisted` stays set).
-    pub(super) fn list_paths_with_waiters(&mut self, also: Option<usize>) -> bool {
+    pub(super) fn list_paths_with_waiters(&mut self, also: Option<PathIndex>) -> bool {
         let mut paths: Vec<u64> = self
             .busy
             .iter()
-            .filter(|class| self.published.at(*class) > 0 || Some(*class) == also)
-            .map(|class| self.path_hashes.at(class))
+            .filter(|path| self.published.at(*path) > 0 || Some(*path) == also)
+            .map(|path| self.path_hashes.at(path))
             .collect();
         paths.sort_unstable();
         paths.dedup();
@@ -100,62 +100,62 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Another worker took this one's waiters of `class` for a gone worker's while it stalled, and their count off
+    /// Another worker took this one's waiters of `path` for a gone worker's while it stalled, and their count off
     /// `queued`: it goes back on.
-    pub(super) fn waiters_were_reclaimed(&mut self, class: usize) {
+    pub(super) fn waiters_were_reclaimed(&mut self, path: PathIndex) {
         warn!(
             "pathfence: the waiters of `{}` on this worker were reclaimed while it stalled; listed again",
-            self.config.name(class)
+            self.config.name(path)
         );
-        self.host.add(class, Metric::Queued, i64::from(self.published.at(class)));
-        self.published.put(class, 0);
+        self.host.add(path, Metric::Queued, i64::from(self.published.at(path)));
+        self.published.put(path, 0);
         self.unlisted = true;
     }
 
     /// The waiters of other workers, read now.
-    pub(super) fn others_waiting(&mut self, class: usize) -> Vec<Waiters> {
-        let Some(key) = self.keys.waiting.get(class) else { return Vec::new() };
+    pub(super) fn others_waiting(&mut self, path: PathIndex) -> Vec<Waiters> {
+        let Some(key) = self.keys.waiting.of(path) else { return Vec::new() };
         let others = waiting::others(&self.host, key, self.id).unwrap_or_else(|e| {
             warn!("pathfence: waiters of other workers unknown: {e}");
             Vec::new()
         });
-        self.others_waited.put(class, waiting::any(&others));
+        self.others_waited.put(path, waiting::any(&others));
         if waiting::any(&others) {
-            self.busy.insert(class);
+            self.busy.insert(path);
         }
         others
     }
 
     /// The waiters of other workers, read only if some were there at the last read (see `others_waited`).
-    pub(super) fn others_waiting_if_seen(&mut self, class: usize) -> Vec<Waiters> {
-        if self.others_waited.at(class) {
-            self.others_waiting(class)
+    pub(super) fn others_waiting_if_seen(&mut self, path: PathIndex) -> Vec<Waiters> {
+        if self.others_waited.at(path) {
+            self.others_waiting(path)
         } else {
             Vec::new()
         }
     }
 
-    /// Whether another worker has requests of `class` waiting; on a host error, no (fail open).
-    pub(super) fn others_wait(&mut self, class: usize) -> bool {
-        if self.config.limit(class).is_none() {
+    /// Whether another worker has requests of `path` waiting; on a host error, no (fail open).
+    pub(super) fn others_wait(&mut self, path: PathIndex) -> bool {
+        if self.config.limit(path).is_none() {
             return false;
         }
-        let wait = waiting::any(&self.others_waiting_if_seen(class));
+        let wait = waiting::any(&self.others_waiting_if_seen(path));
         if wait {
             // Their worker can only see slots that are in the shared count.
-            self.give_back_spares(class);
+            self.give_back_spares(path);
         }
         wait
     }
 
     /// Waiters that arrived before this wall-clock time are past their timeout (see [`STALE_AFTER_TIMEOUT_MS`]).
     /// Reads the clock only if another worker has waiters.
-    pub(super) fn live_since(&self, class: usize, others: &[Waiters]) -> u64 {
+    pub(super) fn live_since(&self, path: PathIndex, others: &[Waiters]) -> u64 {
         if !waiting::any(others) {
             return 0;
         }
         self.now();
-        let timeout = self.config.reservation(class).map_or(0, |r| r.queue_timeout_ms);
+        let timeout = self.config.reservation(path).map_or(0, |r| r.queue_timeout_ms);
         self.watch.clock.wall_ms().saturating_sub(timeout.saturating_add(STALE_AFTER_TIMEOUT_MS))
     }
 
@@ -164,12 +164,12 @@ impl<H: Host> Worker<H> {
         self.watch.clock.to_wall(self.since(context))
     }
 
-    /// Publishes this worker's waiters of `class` again on this tick, in case another worker reclaimed its entry
+    /// Publishes this worker's waiters of `path` again on this tick, in case another worker reclaimed its entry
     /// while it stalled: the publish sees the entry gone and puts their count back on `queued` (a stream event
     /// may publish first, which does the same).
-    pub(super) fn reassert_waiters(&mut self, class: usize) {
-        if self.published.at(class) > 0 {
-            self.unpublished.put(class, true);
+    pub(super) fn reassert_waiters(&mut self, path: PathIndex) {
+        if self.published.at(path) > 0 {
+            self.unpublished.put(path, true);
             // And the path listed again, in case the entry went with them.
             self.unlisted = true;
         }

@@ -4,7 +4,7 @@ use log::warn;
 
 use super::{Effect, Worker};
 use crate::host::{Host, Metric};
-use crate::per_path::PerPath;
+use crate::per_path::{OfPath, PathIndex, PerPath};
 
 impl<H: Host> Worker<H> {
     /// Hands the streams over before the worker is replaced (a new configuration): refuses its held and waiting
@@ -13,24 +13,24 @@ impl<H: Host> Worker<H> {
     pub fn retire(&mut self, effects: &mut Vec<Effect>) {
         for context in std::mem::take(&mut self.held) {
             if let Some(request) = self.requests.remove(&context) {
-                effects.push(Effect::Reject { context, reservation: request.class });
+                effects.push(Effect::Reject { context, path: request.path });
             }
         }
-        for class in 0..self.queues.len() {
-            if self.queued(class) == 0 && self.published.at(class) == 0 {
+        for path in PathIndex::all(self.queues.len()) {
+            if self.queued(path) == 0 && self.published.at(path) == 0 {
                 continue;
             }
-            let waiting = self.queues.get_mut(class).map(std::mem::take).unwrap_or_default();
+            let waiting = self.queues.of_mut(path).map(std::mem::take).unwrap_or_default();
             for context in waiting {
                 self.requests.remove(&context);
-                self.host.add(class, Metric::Queued, -1);
-                effects.push(Effect::Reject { context, reservation: class });
+                self.host.add(path, Metric::Queued, -1);
+                effects.push(Effect::Reject { context, path });
             }
-            self.unpublished.put(class, true);
-            self.busy.insert(class);
+            self.unpublished.put(path, true);
+            self.busy.insert(path);
         }
-        for pool in 0..self.spare.len() {
-            self.give_back_spares(pool);
+        for path in PathIndex::all(self.spare.len()) {
+            self.give_back_spares(path);
         }
         self.publish_waiting();
     }
@@ -40,24 +40,24 @@ impl<H: Host> Worker<H> {
     /// their race included, rather than leave them to the other workers' reclaim a lease later.
     pub fn shut_down(&mut self, effects: &mut Vec<Effect>) {
         self.retire(effects);
-        for class in 0..self.queues.len() {
+        for path in PathIndex::all(self.queues.len()) {
             // The empty list did not go out: the entry still lists waiters `retire` took off `queued`, and another
             // worker's reclaim will take them off again.
-            if self.unpublished.at(class) && self.published.at(class) > 0 {
-                self.host.add(class, Metric::Queued, i64::from(self.published.at(class)));
+            if self.unpublished.at(path) && self.published.at(path) > 0 {
+                self.host.add(path, Metric::Queued, i64::from(self.published.at(path)));
             }
         }
-        for pool in 0..self.spare.len() {
-            self.spare.put(pool, 0);
-            self.pending_release.put(pool, 0);
+        for path in PathIndex::all(self.spare.len()) {
+            self.spare.put(path, 0);
+            self.pending_release.put(path, 0);
             // Still in the count, so the share set below takes them off `active` (again).
-            self.host.add(pool, Metric::Active, i64::from(self.off_active.at(pool)));
-            self.off_active.put(pool, 0);
-            if let Some((before, held)) = self.set_own_share(pool) {
+            self.host.add(path, Metric::Active, i64::from(self.off_active.at(path)));
+            self.off_active.put(path, 0);
+            if let Some((before, held)) = self.set_own_share(path) {
                 warn!(
                     "pathfence: worker {} went away with {before} slot(s) of `{}` in the shared count; {held} left",
                     self.id,
-                    self.config.name(pool)
+                    self.config.name(path)
                 );
             }
         }

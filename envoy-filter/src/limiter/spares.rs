@@ -3,7 +3,7 @@
 
 use super::Worker;
 use crate::host::Host;
-use crate::per_path::PerPath;
+use crate::per_path::{OfPath, PathIndex, PerPath};
 
 /// Arrivals per millisecond on a worker from which it keeps freed slots as spares. A spare saves the next request
 /// a compare-and-swap on the shared count when it takes a slot and another when it frees it (six crossings into
@@ -15,10 +15,10 @@ const SPARES_FROM_ARRIVALS_PER_MS: u64 = 1;
 const RATE_WINDOW_MS: u64 = 10;
 
 impl<H: Host> Worker<H> {
-    /// Slots of `pool` this worker holds in the shared count without a request on them (spares, and
+    /// Slots of `path` this worker holds in the shared count without a request on them (spares, and
     /// releases still to be retried).
-    pub fn idle_slots(&self, pool: usize) -> u32 {
-        self.spare.get(pool).copied().unwrap_or(0) + self.pending_release.get(pool).copied().unwrap_or(0)
+    pub fn idle_slots(&self, path: PathIndex) -> u32 {
+        self.spare.of(path).copied().unwrap_or(0) + self.pending_release.of(path).copied().unwrap_or(0)
     }
 
     #[cfg(test)]
@@ -38,22 +38,22 @@ impl<H: Host> Worker<H> {
         self.rate_since_ms = now;
     }
 
-    pub(super) fn give_back_spares(&mut self, pool: usize) {
-        let spare = self.spare.at(pool);
-        self.spare.put(pool, 0);
-        self.spares_taken.put(pool, 0);
-        self.give_back(pool, spare);
+    pub(super) fn give_back_spares(&mut self, path: PathIndex) {
+        let spare = self.spare.at(path);
+        self.spare.put(path, 0);
+        self.spares_taken.put(path, 0);
+        self.give_back(path, spare);
     }
 
-    /// On a tick with nobody waiting: keeps as many spares of `pool` as requests took since the last tick and
+    /// On a tick with nobody waiting: keeps as many spares of `path` as requests took since the last tick and
     /// gives back the rest. Under a steady load a worker then holds about as many spares as its requests reuse,
     /// instead of giving them all back on every tick and taking them again right after, a compare-and-swap
     /// each; once its requests stop, the next tick gives them all back.
-    pub(super) fn give_back_unused_spares(&mut self, pool: usize) {
-        let kept = self.spare.at(pool).min(self.spares_taken.at(pool));
-        let unused = self.spare.at(pool) - kept;
-        self.spares_taken.put(pool, 0);
-        self.spare.put(pool, kept);
-        self.give_back(pool, unused);
+    pub(super) fn give_back_unused_spares(&mut self, path: PathIndex) {
+        let kept = self.spare.at(path).min(self.spares_taken.at(path));
+        let unused = self.spare.at(path) - kept;
+        self.spares_taken.put(path, 0);
+        self.spare.put(path, kept);
+        self.give_back(path, unused);
     }
 }

@@ -4,7 +4,7 @@ use super::leases::{HEARTBEAT_EVERY_MS, RECLAIM_EVERY_MS};
 use super::{Busy, Effect, Worker};
 use crate::host::Host;
 use crate::pace::TickWork;
-use crate::per_path::PerPath;
+use crate::per_path::{OfPath, PathIndex, PerPath};
 use crate::waiting::{self, Waiters};
 
 impl<H: Host> Worker<H> {
@@ -13,17 +13,17 @@ impl<H: Host> Worker<H> {
     pub fn tick_work(&self) -> TickWork {
         let prompt = !self.held.is_empty()
             || self.unlisted
-            || self.busy.iter().any(|class| {
-                self.queues.get(class).is_some_and(|q| !q.is_empty())
-                    || self.pending_release.get(class).is_some_and(|n| *n > 0)
-                    || self.unpublished.get(class).copied().unwrap_or(false)
+            || self.busy.iter().any(|path| {
+                self.queues.of(path).is_some_and(|q| !q.is_empty())
+                    || self.pending_release.of(path).is_some_and(|n| *n > 0)
+                    || self.unpublished.of(path).copied().unwrap_or(false)
                     // While others wait, every tick reads their waiters again, so that newcomers here stop queueing
                     // behind them once they are served.
-                    || self.others_waited.get(class).copied().unwrap_or(false)
+                    || self.others_waited.of(path).copied().unwrap_or(false)
             });
         if prompt {
             TickWork::Prompt
-        } else if self.busy.iter().any(|class| self.spare.get(class).is_some_and(|n| *n > 0)) {
+        } else if self.busy.iter().any(|path| self.spare.of(path).is_some_and(|n| *n > 0)) {
             TickWork::Spares
         } else {
             TickWork::None
@@ -35,15 +35,15 @@ impl<H: Host> Worker<H> {
         self.tick_work() != TickWork::None
     }
 
-    /// Whether path `class` has anything for a tick to do; a path that has stays in `busy`.
-    pub(super) fn is_busy(&self, class: usize) -> bool {
-        self.queues.get(class).is_some_and(|q| !q.is_empty())
-            || self.unpublished.get(class).copied().unwrap_or(false)
-            || self.published.get(class).is_some_and(|n| *n > 0)
-            || self.spare.get(class).is_some_and(|n| *n > 0)
-            || self.spares_taken.get(class).is_some_and(|n| *n > 0)
-            || self.pending_release.get(class).is_some_and(|n| *n > 0)
-            || self.others_waited.get(class).copied().unwrap_or(false)
+    /// Whether path `path` has anything for a tick to do; a path that has stays in `busy`.
+    pub(super) fn is_busy(&self, path: PathIndex) -> bool {
+        self.queues.of(path).is_some_and(|q| !q.is_empty())
+            || self.unpublished.of(path).copied().unwrap_or(false)
+            || self.published.of(path).is_some_and(|n| *n > 0)
+            || self.spare.of(path).is_some_and(|n| *n > 0)
+            || self.spares_taken.of(path).is_some_and(|n| *n > 0)
+            || self.pending_release.of(path).is_some_and(|n| *n > 0)
+            || self.others_waited.of(path).copied().unwrap_or(false)
     }
 
     /// Periodic work: heartbeat, reclaim, spares and retried releases given back, pause ends, wait timeouts
@@ -61,29 +61,29 @@ impl<H: Host> Worker<H> {
         // The waiters of other workers, read once per tick for the paths the shared list says they wait for, and
         // handed to the drains below rather than read again. Every other path is known to have none.
         let waited = self.paths_others_wait_for().unwrap_or_default();
-        for class in self.busy.sorted() {
-            if waited.binary_search(&class).is_err() {
-                self.others_waited.put(class, false);
+        for path in self.busy.sorted() {
+            if waited.binary_search(&path).is_err() {
+                self.others_waited.put(path, false);
             }
         }
-        let others: Vec<(usize, Vec<Waiters>)> =
-            waited.into_iter().map(|class| (class, self.others_waiting(class))).collect();
-        let others_of = |class: usize| -> Vec<Waiters> {
-            others.iter().find(|(c, _)| *c == class).map(|(_, o)| o.clone()).unwrap_or_default()
+        let others: Vec<(PathIndex, Vec<Waiters>)> =
+            waited.into_iter().map(|path| (path, self.others_waiting(path))).collect();
+        let others_of = |path: PathIndex| -> Vec<Waiters> {
+            others.iter().find(|(c, _)| *c == path).map(|(_, o)| o.clone()).unwrap_or_default()
         };
         let busy = self.busy.sorted();
-        // A waiter anywhere may need any pool's slots (a local request may borrow them): all spares go back. With
+        // A waiter anywhere may need any path's slots (a local request may borrow them): all spares go back. With
         // nobody waiting, the ones requests still take stay (given back, each would be taken again by
         // compare-and-swap right after), unless they fill the path: a request elsewhere may then have been refused
         // without ever waiting (`max_queue` 0) or have looked for a path to borrow from.
         let anyone_waits = others.iter().any(|(_, o)| waiting::any(o));
-        for &pool in &busy {
+        for &path in &busy {
             if anyone_waits || !self.keep_spares {
-                self.give_back_spares(pool);
+                self.give_back_spares(path);
             } else {
-                self.give_back_unused_spares(pool);
-                if self.spare.at(pool) > 0 && self.is_full(pool) {
-                    self.give_back_spares(pool);
+                self.give_back_unused_spares(path);
+                if self.spare.at(path) > 0 && self.is_full(path) {
+                    self.give_back_spares(path);
                 }
             }
         }
@@ -91,16 +91,16 @@ impl<H: Host> Worker<H> {
         self.release_held(effects);
         // Requests released from a pause may have queued on a path that was not busy before.
         let busy = self.busy.sorted();
-        for &class in &busy {
-            self.expire(class, now, effects);
+        for &path in &busy {
+            self.expire(path, now, effects);
         }
         // The local path first: it has priority over the others (Algorithm 1).
         let local = self.config.local();
         if busy.contains(&local) {
             self.drain(local, Some(others_of(local)), effects);
         }
-        for &class in busy.iter().filter(|c| **c != local) {
-            self.drain(class, Some(others_of(class)), effects);
+        for &path in busy.iter().filter(|c| **c != local) {
+            self.drain(path, Some(others_of(path)), effects);
         }
         self.publish_waiting();
         self.busy_paths_only();
@@ -109,7 +109,7 @@ impl<H: Host> Worker<H> {
     /// Keeps in `busy` only the paths that still have something to do.
     pub(super) fn busy_paths_only(&mut self) {
         let mut busy = std::mem::replace(&mut self.busy, Busy::new(0));
-        busy.retain(|class| self.is_busy(class));
+        busy.retain(|path| self.is_busy(path));
         self.busy = busy;
     }
 }

@@ -38,12 +38,12 @@ pub fn prepare<H: Host>(worker: &Worker<H>, effects: Vec<Effect>) -> Vec<Act> {
         .into_iter()
         .map(|effect| match effect {
             Effect::Resume { context } => Act::Resume { stream: context },
-            Effect::Reject { context, reservation } => {
+            Effect::Reject { context, path } => {
                 let config = worker.config();
-                let path = config.reservations.get(reservation).map(|r| r.name.clone()).unwrap_or_default();
+                let name = config.name(path).to_string();
                 Act::Refuse {
                     stream: context,
-                    refusal: Refusal { retry_after_s: config.retry_after_s.to_string(), path },
+                    refusal: Refusal { retry_after_s: config.retry_after_s.to_string(), path: name },
                 }
             }
         })

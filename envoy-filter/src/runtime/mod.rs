@@ -153,14 +153,14 @@ impl<H: Host> Runtime<H> {
         let mut acts = Vec::new();
         let outcome = match self.workers.try_borrow_mut() {
             Ok(mut workers) => workers.current.as_mut().map(|worker| {
-                let class = classify(worker.config(), request);
+                let path = classify(worker.config(), request);
                 let mut effects = Vec::new();
-                let headers = match worker.on_request(stream, class, &mut effects) {
+                let headers = match worker.on_request(stream, path, &mut effects) {
                     Decision::Continue => Headers::Continue,
                     Decision::Wait => Headers::Stop,
-                    Decision::Reject { reservation } => {
+                    Decision::Reject { path } => {
                         // Sent after the worker is let go: the local reply may end the stream right away.
-                        effects.push(Effect::Reject { context: stream, reservation });
+                        effects.push(Effect::Reject { context: stream, path });
                         Headers::Stop
                     }
                 };

@@ -9,12 +9,13 @@ use crate::counters;
 use crate::host::{HostError, Metric, Metrics};
 use crate::limiter::KEY_PREFIX;
 use crate::pace::{IDLE_TICK_MS, PROMPT_TICK_MS};
+use crate::per_path::PathIndex;
 use crate::testing::MockHost;
 
 const ROOT: u32 = 1;
-const A: usize = 0;
+const A: PathIndex = PathIndex(0);
 /// The local path, after `a`.
-const LOCAL: usize = 1;
+const LOCAL: PathIndex = PathIndex(1);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Call {
