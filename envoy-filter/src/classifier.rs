@@ -11,6 +11,7 @@ use std::cell::OnceCell;
 use regex::Regex;
 
 use crate::config::{Config, HeaderMatch, Matcher, PathMatch, ValueMatch};
+use crate::per_path::PathIndex;
 
 /// What the classifier may read of a request. The Wasm layer reads Envoy's header map; tests use a map.
 pub trait RequestView {
@@ -22,14 +23,19 @@ pub trait RequestView {
     fn header(&self, name: &str) -> Option<Vec<u8>>;
 }
 
-/// Returns the index of the first configured path the request matches, or the local reservation's index.
-pub fn classify(config: &Config, request: &dyn RequestView) -> usize {
+/// The first configured path the request matches, or the local path.
+pub fn classify(config: &Config, request: &dyn RequestView) -> PathIndex {
     let full = request.path().unwrap_or_default();
     let end = full.iter().position(|b| *b == b'?' || *b == b'#').unwrap_or(full.len());
     let path = Value::new(full.get(..end).unwrap_or_default());
     // Read only when a matcher asks for it: every header read is a hostcall.
     let mut method: Option<Option<Vec<u8>>> = None;
-    config.matchers.iter().position(|m| matches(m, &path, &mut method, request)).unwrap_or_else(|| config.local())
+    config
+        .matchers
+        .iter()
+        .position(|m| matches(m, &path, &mut method, request))
+        .map(PathIndex)
+        .unwrap_or_else(|| config.local())
 }
 
 /// A header value, and its text for regexes, made once when the first regex asks for it.
@@ -119,28 +125,28 @@ mod tests {
     #[test]
     fn prefix_and_method_must_both_match() {
         let c = config();
-        assert_eq!(classify(&c, &req(&[(":path", "/orders/7"), (":method", "POST")])), 0);
+        assert_eq!(classify(&c, &req(&[(":path", "/orders/7"), (":method", "POST")])), PathIndex(0));
         assert_eq!(classify(&c, &req(&[(":path", "/orders/7"), (":method", "GET")])), c.local());
     }
 
     #[test]
     fn exact_ignores_the_query_string() {
         let c = config();
-        assert_eq!(classify(&c, &req(&[(":path", "/health?verbose=1")])), 1);
+        assert_eq!(classify(&c, &req(&[(":path", "/health?verbose=1")])), PathIndex(1));
         assert_eq!(classify(&c, &req(&[(":path", "/healthz")])), c.local());
     }
 
     #[test]
     fn regex_is_anchored_on_the_whole_path() {
         let c = config();
-        assert_eq!(classify(&c, &req(&[(":path", "/items/42")])), 2);
+        assert_eq!(classify(&c, &req(&[(":path", "/items/42")])), PathIndex(2));
         assert_eq!(classify(&c, &req(&[(":path", "/items/42/reviews")])), c.local());
     }
 
     #[test]
     fn every_header_condition_must_hold() {
         let c = config();
-        assert_eq!(classify(&c, &req(&[(":path", "/x"), ("x-tier", "gold"), ("x-trace", "1")])), 3);
+        assert_eq!(classify(&c, &req(&[(":path", "/x"), ("x-tier", "gold"), ("x-trace", "1")])), PathIndex(3));
         assert_eq!(classify(&c, &req(&[(":path", "/x"), ("x-tier", "gold")])), c.local());
         assert_eq!(classify(&c, &req(&[(":path", "/x"), ("x-tier", "silver"), ("x-trace", "1")])), c.local());
     }
@@ -154,9 +160,9 @@ mod tests {
             ]}"#,
         )
         .unwrap();
-        assert_eq!(classify(&c, &raw(&[(":path", b"/a/\xff")])), 1);
-        assert_eq!(classify(&c, &raw(&[(":path", b"/a/\xc3")])), 1, "a UTF-8 sequence cut short");
-        assert_eq!(classify(&c, &raw(&[(":path", b"/e/x?q=\xff")])), 0, "the query string is not compared");
+        assert_eq!(classify(&c, &raw(&[(":path", b"/a/\xff")])), PathIndex(1));
+        assert_eq!(classify(&c, &raw(&[(":path", b"/a/\xc3")])), PathIndex(1), "a UTF-8 sequence cut short");
+        assert_eq!(classify(&c, &raw(&[(":path", b"/e/x?q=\xff")])), PathIndex(0), "the query string is not compared");
         assert_eq!(classify(&c, &raw(&[(":path", b"/e/\xff")])), c.local());
         assert_eq!(classify(&c, &raw(&[(":path", b"\xff/a/")])), c.local());
     }
@@ -171,24 +177,24 @@ mod tests {
             ]}"#,
         )
         .unwrap();
-        assert_eq!(classify(&c, &raw(&[(":path", b"/a/\xff\xfe")])), 1);
+        assert_eq!(classify(&c, &raw(&[(":path", b"/a/\xff\xfe")])), PathIndex(1));
         assert_eq!(classify(&c, &raw(&[(":path", b"/d/1\xff")])), c.local(), "a digit class does not match it");
-        assert_eq!(classify(&c, &raw(&[(":path", b"/m/\xff")])), 2);
+        assert_eq!(classify(&c, &raw(&[(":path", b"/m/\xff")])), PathIndex(2));
     }
 
     #[test]
     fn header_values_and_methods_that_are_not_utf8_are_compared_as_bytes() {
         let c = config();
         let gold = |tier: &[u8]| raw(&[(":path", b"/x"), ("x-tier", tier), ("x-trace", b"\xff")]);
-        assert_eq!(classify(&c, &gold(b"gold")), 3, "a present header may hold any bytes");
+        assert_eq!(classify(&c, &gold(b"gold")), PathIndex(3), "a present header may hold any bytes");
         assert_eq!(classify(&c, &gold(b"gold\xff")), c.local(), "not exactly `gold`");
         let prefixed = Config::parse(
             br#"{"paths": [{"name": "t", "match": {"headers": [{"name": "x-tier", "prefix": "gold"}]}, "max_concurrency": 1},
                            {"name": "r", "match": {"headers": [{"name": "x-tier", "regex": "silver.?"}]}, "max_concurrency": 1}]}"#,
         )
         .unwrap();
-        assert_eq!(classify(&prefixed, &raw(&[("x-tier", b"gold\xff")])), 0);
-        assert_eq!(classify(&prefixed, &raw(&[("x-tier", b"silver\xff")])), 1);
+        assert_eq!(classify(&prefixed, &raw(&[("x-tier", b"gold\xff")])), PathIndex(0));
+        assert_eq!(classify(&prefixed, &raw(&[("x-tier", b"silver\xff")])), PathIndex(1));
         assert_eq!(classify(&c, &raw(&[(":path", b"/orders/1"), (":method", b"PO\xffST")])), c.local());
     }
 

@@ -6,34 +6,25 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use regex::Regex;
-use serde::Deserialize;
+use crate::per_path::{OfPath, PathIndex};
+use matchers::matcher;
+pub use matchers::{HeaderMatch, Matcher, PathMatch, ValueMatch};
+use objects::Object;
+use raw::{default_max_queue, default_queue_timeout_ms};
+pub use raw::{RawConfig, RawHeaderMatch, RawLocal, RawMatch, RawPath, RawPause};
 
-use objects::{object, objects, optional_object, Object};
-
+mod matchers;
 mod objects;
+mod raw;
 
 /// Name under which requests that match no configured path are accounted.
 pub const LOCAL_PATH: &str = "local";
 
-fn default_max_queue() -> u32 {
-    16
-}
-fn default_queue_timeout_ms() -> u64 {
-    1000
-}
-fn default_retry_after_s() -> u32 {
-    1
-}
 /// A worker writes its heartbeat about every second (on the first tick after it is due, see [`crate::pace`]), and
 /// another worker's reclaim pass, about every second too, may see a new one a second late: a live worker's
 /// heartbeat can look unchanged for over two seconds, three if the observer stalled. A shorter lease would
 /// reclaim the slots of workers that are alive.
 pub const MIN_WORKER_LEASE_MS: u64 = 4000;
-
-fn default_worker_lease_ms() -> u64 {
-    10_000
-}
 
 /// Waits, pauses and leases are added to a clock reading in milliseconds; an hour is far beyond any sensible
 /// setting, so a larger value is a typo (or seconds written as milliseconds), not an intent.
@@ -46,92 +37,6 @@ pub const MAX_RETRY_AFTER_S: u32 = 86_400;
 pub const MAX_PATHS: usize = 10_000;
 /// Paths beyond this many are accepted with a warning: those per-path costs become measurable (see the README).
 pub const PATHS_WITHOUT_WARNING: usize = 1_000;
-
-/// The whole plugin configuration as written by the operator.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawConfig {
-    /// Execution paths, matched in order; the first match wins.
-    #[serde(deserialize_with = "objects")]
-    pub paths: Vec<RawPath>,
-    /// The reservation of requests that match no path.
-    #[serde(default, deserialize_with = "object")]
-    pub local: RawLocal,
-    /// Optional request-counted pause injection.
-    #[serde(default, deserialize_with = "optional_object")]
-    pub pause: Option<RawPause>,
-    /// Seconds put in the `retry-after` header of a refusal.
-    #[serde(default = "default_retry_after_s")]
-    pub retry_after_s: u32,
-    /// A worker that has not shown a sign of life for this long has its in-flight counts reclaimed.
-    #[serde(default = "default_worker_lease_ms")]
-    pub worker_lease_ms: u64,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawPath {
-    pub name: String,
-    #[serde(rename = "match", default, deserialize_with = "object")]
-    pub matcher: RawMatch,
-    pub max_concurrency: u32,
-    #[serde(default = "default_max_queue")]
-    pub max_queue: u32,
-    #[serde(default = "default_queue_timeout_ms")]
-    pub queue_timeout_ms: u64,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawMatch {
-    pub prefix: Option<String>,
-    pub exact: Option<String>,
-    pub regex: Option<String>,
-    pub method: Option<String>,
-    #[serde(default, deserialize_with = "objects")]
-    pub headers: Vec<RawHeaderMatch>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawHeaderMatch {
-    pub name: String,
-    pub exact: Option<String>,
-    pub prefix: Option<String>,
-    pub regex: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawLocal {
-    /// `None` leaves local requests unbounded, so they never wait.
-    pub max_concurrency: Option<u32>,
-    /// `None` when not given, so that a queue bound on an unbounded reservation can be refused; 16 otherwise.
-    pub max_queue: Option<u32>,
-    /// `None` when not given, for the same reason; 1000 otherwise.
-    pub queue_timeout_ms: Option<u64>,
-    /// Whether a local request may take a free slot of another path when the local reservation is full.
-    #[serde(default = "default_true")]
-    pub borrow: bool,
-}
-
-fn default_true() -> bool {
-    true
-}
-
-impl Default for RawLocal {
-    fn default() -> Self {
-        RawLocal { max_concurrency: None, max_queue: None, queue_timeout_ms: None, borrow: true }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawPause {
-    pub every_requests: u64,
-    pub duration_ms: u64,
-    pub paths: Vec<String>,
-}
 
 /// A configuration error, with the JSON field it is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,37 +55,6 @@ fn error(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
     ConfigError { field: field.into(), message: message.into() }
 }
 
-/// How a request's URL path is compared. The query string is never part of the comparison.
-#[derive(Debug, Clone)]
-pub enum PathMatch {
-    Any,
-    Prefix(String),
-    Exact(String),
-    Regex(Regex),
-}
-
-#[derive(Debug, Clone)]
-pub enum ValueMatch {
-    Present,
-    Exact(String),
-    Prefix(String),
-    Regex(Regex),
-}
-
-#[derive(Debug, Clone)]
-pub struct HeaderMatch {
-    /// Lower-cased, as Envoy presents header names.
-    pub name: String,
-    pub value: ValueMatch,
-}
-
-#[derive(Debug, Clone)]
-pub struct Matcher {
-    pub path: PathMatch,
-    pub method: Option<String>,
-    pub headers: Vec<HeaderMatch>,
-}
-
 /// One reservation, validated. Index `i < paths.len()` is a configured path; the local one comes last.
 #[derive(Debug, Clone)]
 pub struct Reservation {
@@ -196,7 +70,7 @@ pub struct PauseSchedule {
     pub every_requests: u64,
     pub duration_ms: u64,
     /// Indexes into [`Config::reservations`].
-    pub paths: Vec<usize>,
+    pub paths: Vec<PathIndex>,
 }
 
 /// The validated configuration the filter runs with.
@@ -215,23 +89,23 @@ pub struct Config {
 }
 
 impl Config {
-    /// Index of the local reservation.
-    pub fn local(&self) -> usize {
-        self.matchers.len()
+    /// The local path, the last one.
+    pub fn local(&self) -> PathIndex {
+        PathIndex(self.matchers.len())
     }
 
     /// The reservation at `index`, if there is one.
-    pub fn reservation(&self, index: usize) -> Option<&Reservation> {
-        self.reservations.get(index)
+    pub fn reservation(&self, index: PathIndex) -> Option<&Reservation> {
+        self.reservations.of(index)
     }
 
     /// The limit of the reservation at `index`; `None` if it is unbounded (or there is none).
-    pub fn limit(&self, index: usize) -> Option<u32> {
+    pub fn limit(&self, index: PathIndex) -> Option<u32> {
         self.reservation(index).and_then(|r| r.max_concurrency)
     }
 
     /// The name of the reservation at `index`, for the logs; empty if there is none.
-    pub fn name(&self, index: usize) -> &str {
+    pub fn name(&self, index: PathIndex) -> &str {
         self.reservation(index).map_or("", |r| r.name.as_str())
     }
 
@@ -264,7 +138,7 @@ impl Config {
     }
 
     /// Why the pause would refuse requests of the reservation at `index` with a 503 rather than delay them.
-    fn pause_warning(&self, pause: &PauseSchedule, index: usize) -> Option<String> {
+    fn pause_warning(&self, pause: &PauseSchedule, index: PathIndex) -> Option<String> {
         let reservation = self.reservation(index)?;
         let (name, field) = (&reservation.name, self.field_of(index));
         if reservation.max_queue == 0 {
@@ -283,7 +157,7 @@ impl Config {
     }
 
     /// The configuration field of the reservation at `index`: `paths[i]`, or `local` for the last one.
-    fn field_of(&self, index: usize) -> String {
+    fn field_of(&self, index: PathIndex) -> String {
         if index == self.local() {
             LOCAL_PATH.to_string()
         } else {
@@ -409,58 +283,13 @@ fn pause(raw: &RawPause, reservations: &[Reservation]) -> Result<PauseSchedule, 
     }
     let mut paths = Vec::with_capacity(raw.paths.len());
     for (i, name) in raw.paths.iter().enumerate() {
-        match reservations.iter().position(|r| &r.name == name) {
+        match reservations.iter().position(|r| &r.name == name).map(PathIndex) {
             Some(index) if !paths.contains(&index) => paths.push(index),
             Some(_) => return Err(error(format!("pause.paths[{i}]"), format!("path `{name}` is listed twice"))),
             None => return Err(error(format!("pause.paths[{i}]"), format!("no path is named `{name}`"))),
         }
     }
     Ok(PauseSchedule { every_requests: raw.every_requests, duration_ms: raw.duration_ms, paths })
-}
-
-fn compile(pattern: &str, field: &str) -> Result<Regex, ConfigError> {
-    // The pattern alone first: wrapped, an unbalanced one such as `/x)|(.*` would close the group early and come out
-    // valid, matching every path.
-    Regex::new(pattern).map_err(|e| error(field, format!("invalid regex: {e}")))?;
-    // Anchored: a pattern describes the whole path or value, as in Envoy's safe_regex.
-    Regex::new(&format!("^(?:{pattern})$")).map_err(|e| error(field, format!("invalid regex once anchored: {e}")))
-}
-
-fn matcher(raw: &RawMatch, at: &str) -> Result<Matcher, ConfigError> {
-    let given = [raw.prefix.is_some(), raw.exact.is_some(), raw.regex.is_some()];
-    if given.iter().filter(|g| **g).count() > 1 {
-        return Err(error(at, "give at most one of `prefix`, `exact` and `regex`"));
-    }
-    let path = if let Some(p) = &raw.prefix {
-        PathMatch::Prefix(p.clone())
-    } else if let Some(e) = &raw.exact {
-        PathMatch::Exact(e.clone())
-    } else if let Some(r) = &raw.regex {
-        PathMatch::Regex(compile(r, &format!("{at}.regex"))?)
-    } else {
-        PathMatch::Any
-    };
-    let method = match &raw.method {
-        Some(m) if m.is_empty() => return Err(error(format!("{at}.method"), "must not be empty")),
-        Some(m) => Some(m.to_ascii_uppercase()),
-        None => None,
-    };
-    let mut headers = Vec::with_capacity(raw.headers.len());
-    for (j, h) in raw.headers.iter().enumerate() {
-        let hat = format!("{at}.headers[{j}]");
-        if h.name.is_empty() {
-            return Err(error(format!("{hat}.name"), "must not be empty"));
-        }
-        let value = match (&h.exact, &h.prefix, &h.regex) {
-            (None, None, None) => ValueMatch::Present,
-            (Some(e), None, None) => ValueMatch::Exact(e.clone()),
-            (None, Some(p), None) => ValueMatch::Prefix(p.clone()),
-            (None, None, Some(r)) => ValueMatch::Regex(compile(r, &format!("{hat}.regex"))?),
-            _ => return Err(error(hat, "give at most one of `exact`, `prefix` and `regex`")),
-        };
-        headers.push(HeaderMatch { name: h.name.to_ascii_lowercase(), value });
-    }
-    Ok(Matcher { path, method, headers })
 }
 
 /// The field named by an error that is about the JSON text as a whole (its syntax) rather than one value.
@@ -520,7 +349,7 @@ mod tests {
         assert_eq!(c.reservations[1].queue_timeout_ms, 1000);
         assert!(c.local_borrows);
         let p = c.pause.unwrap();
-        assert_eq!((p.every_requests, p.duration_ms, p.paths), (100, 200, vec![0]));
+        assert_eq!((p.every_requests, p.duration_ms, p.paths), (100, 200, vec![PathIndex(0)]));
         assert_eq!(c.retry_after_s, 1);
     }
 

@@ -3,22 +3,8 @@
 //! The value lists each worker's share, `(worker id, count)` pairs, so the total is their sum and the share of a
 //! worker that went away can be removed without guessing. Every change is one compare-and-swap on the whole value.
 
+use crate::cas::{self, token, Step};
 use crate::host::{HostError, SharedStore};
-
-/// How often a compare-and-swap is retried before the caller is told the key is contended.
-pub const MAX_CAS_TRIES: usize = 64;
-
-/// The CAS token written with a value that was read as missing. Envoy creates a missing key whatever the token,
-/// but refuses a token other than the current one once the key exists; so if another worker created the key
-/// in between, this write loses instead of overwriting what that worker wrote. Envoy hands out tokens from one
-/// counter that starts at 1, so an existing key holds this exact token only after 2^32 - 1 writes, and only
-/// until its next write.
-pub const ABSENT_CAS: u32 = u32::MAX;
-
-/// The token to write with after a read: the one read, or [`ABSENT_CAS`] for a missing key.
-pub fn token(cas: Option<u32>) -> Option<u32> {
-    Some(cas.unwrap_or(ABSENT_CAS))
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Acquire {
@@ -71,57 +57,49 @@ pub fn create(store: &dyn SharedStore, key: &str) -> Result<(), HostError> {
 
 /// Takes one slot for `worker` if the total is below `limit`.
 pub fn try_acquire(store: &dyn SharedStore, key: &str, worker: u32, limit: u32) -> Result<Acquire, HostError> {
-    for _ in 0..MAX_CAS_TRIES {
-        let (mut shares, cas) = read(store, key)?;
+    let acquired = cas::update(store, key, |value| {
+        let mut shares = value.map(decode).unwrap_or_default();
         if total(&shares) >= u64::from(limit) {
-            return Ok(Acquire::Full);
+            return Step::Done(Acquire::Full);
         }
         match shares.iter_mut().find(|(w, _)| *w == worker) {
             Some((_, n)) => *n = n.saturating_add(1),
             None => shares.push((worker, 1)),
         }
-        if store.set(key, &encode(&shares), token(cas))? {
-            return Ok(Acquire::Granted);
-        }
-    }
-    Ok(Acquire::Contended)
+        Step::Write(encode(&shares), Acquire::Granted)
+    })?;
+    Ok(acquired.unwrap_or(Acquire::Contended))
 }
 
 /// Gives back `count` slots of `worker`: how many left the shared count, or `None` if contended. A worker never
 /// goes below zero, so a share that was reclaimed while the worker was thought gone is not released twice, and
 /// the caller learns that fewer slots left than it gave back (the reclaim already took the rest off `active`).
 pub fn release(store: &dyn SharedStore, key: &str, worker: u32, count: u32) -> Result<Option<u32>, HostError> {
-    for _ in 0..MAX_CAS_TRIES {
-        let (mut shares, cas) = read(store, key)?;
+    cas::update(store, key, |value| {
+        let mut shares = value.map(decode).unwrap_or_default();
         let Some(entry) = shares.iter_mut().find(|(w, _)| *w == worker) else {
-            return Ok(Some(0));
+            return Step::Done(0);
         };
         let left = entry.1.min(count);
         entry.1 -= left;
-        if store.set(key, &encode(&shares), token(cas))? {
-            return Ok(Some(left));
-        }
-    }
-    Ok(None)
+        Step::Write(encode(&shares), left)
+    })
 }
 
 /// Sets `worker`'s share to `count`, whatever it was: how a worker puts back what it holds after another worker
 /// reclaimed its share while it stalled past its lease. Returns the share it replaced, or `None` if contended. No
 /// limit applies: the slots are in use, and until enough of them end the path takes no new request.
 pub fn set_share(store: &dyn SharedStore, key: &str, worker: u32, count: u32) -> Result<Option<u32>, HostError> {
-    for _ in 0..MAX_CAS_TRIES {
-        let (mut shares, cas) = read(store, key)?;
+    cas::update(store, key, |value| {
+        let mut shares = value.map(decode).unwrap_or_default();
         let before = shares.iter().find(|(w, _)| *w == worker).map_or(0, |(_, n)| *n);
         if before == count {
-            return Ok(Some(before));
+            return Step::Done(before);
         }
         shares.retain(|(w, _)| *w != worker);
         shares.push((worker, count));
-        if store.set(key, &encode(&shares), token(cas))? {
-            return Ok(Some(before));
-        }
-    }
-    Ok(None)
+        Step::Write(encode(&shares), before)
+    })
 }
 
 /// Removes the shares of every worker `is_gone` names and returns what was removed.
@@ -143,30 +121,25 @@ pub fn remove_gone<T>(
     worker_of: fn(&T) -> u32,
     is_gone: &mut dyn FnMut(u32) -> bool,
 ) -> Result<Vec<T>, HostError> {
-    for _ in 0..MAX_CAS_TRIES {
-        let Some((bytes, cas)) = store.get(key)? else { return Ok(Vec::new()) };
-        let (gone, kept): (Vec<T>, Vec<T>) = decode(&bytes).into_iter().partition(|e| is_gone(worker_of(e)));
-        if gone.is_empty() || store.set(key, &encode(&kept), Some(cas))? {
-            return Ok(gone);
+    let removed = cas::update(store, key, |value| {
+        let Some(bytes) = value else { return Step::Done(Vec::new()) };
+        let (gone, kept): (Vec<T>, Vec<T>) = decode(bytes).into_iter().partition(|e| is_gone(worker_of(e)));
+        if gone.is_empty() {
+            Step::Done(gone)
+        } else {
+            Step::Write(encode(&kept), gone)
         }
-    }
-    Ok(Vec::new())
+    })?;
+    Ok(removed.unwrap_or_default())
 }
 
 /// Adds one to a plain `u64` counter key and returns the new value (used to hand out worker ids).
 pub fn increment(store: &dyn SharedStore, key: &str) -> Result<Option<u64>, HostError> {
-    for _ in 0..MAX_CAS_TRIES {
-        let (value, cas) = match store.get(key)? {
-            Some((bytes, cas)) => (read_u64(&bytes, 0), Some(cas)),
-            None => (0, None),
-        };
-        let next = value.saturating_add(1);
-        // Of two workers that both read the key as missing, one creates it and the other loses and counts on.
-        if store.set(key, &next.to_le_bytes(), token(cas))? {
-            return Ok(Some(next));
-        }
-    }
-    Ok(None)
+    // Of two workers that both read the key as missing, one creates it and the other loses and counts on.
+    cas::update(store, key, |value| {
+        let next = value.map_or(0, |bytes| read_u64(bytes, 0)).saturating_add(1);
+        Step::Write(next.to_le_bytes().to_vec(), next)
+    })
 }
 
 /// Reads the little-endian `u64` at `offset`, 0 if the bytes are short.
@@ -252,7 +225,7 @@ mod tests {
         create(&s, "k").unwrap();
         s.fail_next_cas(3);
         assert_eq!(try_acquire(&s, "k", 1, 1).unwrap(), Acquire::Granted);
-        s.fail_next_cas(MAX_CAS_TRIES);
+        s.fail_next_cas(crate::cas::MAX_CAS_TRIES);
         assert_eq!(release(&s, "k", 1, 1).unwrap(), None);
         assert_eq!(release(&s, "k", 1, 1).unwrap(), Some(1));
     }

@@ -8,8 +8,9 @@
 //! what the worker has added since.
 
 use crate::host::Metric;
+use crate::per_path::{OfPath, PathIndex};
 
-/// Kept deltas, by reservation index and metric.
+/// Kept deltas, by path and metric.
 #[derive(Debug, Default)]
 pub struct Deltas {
     kept: Vec<[i64; 6]>,
@@ -17,33 +18,33 @@ pub struct Deltas {
 
 impl Deltas {
     /// Keeps `delta` for the next hand-over.
-    pub fn add(&mut self, reservation: usize, metric: Metric, delta: i64) {
-        if self.kept.len() <= reservation {
-            self.kept.resize(reservation + 1, [0; 6]);
+    pub fn add(&mut self, path: PathIndex, metric: Metric, delta: i64) {
+        if self.kept.len() <= path.0 {
+            self.kept.resize(path.0 + 1, [0; 6]);
         }
-        if let Some(total) = self.kept.get_mut(reservation).and_then(|deltas| deltas.get_mut(metric.index())) {
+        if let Some(total) = self.kept.of_mut(path).and_then(|deltas| deltas.get_mut(metric.index())) {
             *total = total.saturating_add(delta);
         }
     }
 
     /// What to hand over at once for `delta`: `delta` with the stat's kept deltas, which are no longer kept.
-    pub fn now(&mut self, reservation: usize, metric: Metric, delta: i64) -> i64 {
-        let kept = self.kept.get_mut(reservation).and_then(|deltas| deltas.get_mut(metric.index()));
+    pub fn now(&mut self, path: PathIndex, metric: Metric, delta: i64) -> i64 {
+        let kept = self.kept.of_mut(path).and_then(|deltas| deltas.get_mut(metric.index()));
         kept.map_or(delta, |kept| std::mem::take(kept).saturating_add(delta))
     }
 
     /// The delta kept for a stat.
-    pub fn kept(&self, reservation: usize, metric: Metric) -> i64 {
-        self.kept.get(reservation).and_then(|deltas| deltas.get(metric.index())).copied().unwrap_or(0)
+    pub fn kept(&self, path: PathIndex, metric: Metric) -> i64 {
+        self.kept.of(path).and_then(|deltas| deltas.get(metric.index())).copied().unwrap_or(0)
     }
 
     /// Every non-zero kept delta, which are no longer kept.
-    pub fn take_all(&mut self) -> Vec<(usize, Metric, i64)> {
+    pub fn take_all(&mut self) -> Vec<(PathIndex, Metric, i64)> {
         let mut all = Vec::new();
-        for (reservation, deltas) in self.kept.iter_mut().enumerate() {
+        for (path, deltas) in self.kept.iter_mut().enumerate() {
             for (metric, delta) in Metric::ALL.iter().zip(deltas.iter_mut()) {
                 if *delta != 0 {
-                    all.push((reservation, *metric, std::mem::take(delta)));
+                    all.push((PathIndex(path), *metric, std::mem::take(delta)));
                 }
             }
         }
@@ -58,15 +59,15 @@ mod tests {
     #[test]
     fn a_delta_handed_over_at_once_takes_the_kept_deltas_of_its_stat_along() {
         let mut deltas = Deltas::default();
-        deltas.add(1, Metric::Active, 1);
-        deltas.add(1, Metric::Active, 1);
-        deltas.add(1, Metric::Admitted, 2);
-        deltas.add(0, Metric::Active, 5);
-        assert_eq!(deltas.now(1, Metric::Active, -1), 1);
-        assert_eq!(deltas.kept(1, Metric::Active), 0);
-        assert_eq!(deltas.now(1, Metric::Active, -1), -1);
-        assert_eq!(deltas.now(7, Metric::Queued, 3), 3, "nothing kept for that stat");
-        assert_eq!(deltas.take_all(), vec![(0, Metric::Active, 5), (1, Metric::Admitted, 2)]);
+        deltas.add(PathIndex(1), Metric::Active, 1);
+        deltas.add(PathIndex(1), Metric::Active, 1);
+        deltas.add(PathIndex(1), Metric::Admitted, 2);
+        deltas.add(PathIndex(0), Metric::Active, 5);
+        assert_eq!(deltas.now(PathIndex(1), Metric::Active, -1), 1);
+        assert_eq!(deltas.kept(PathIndex(1), Metric::Active), 0);
+        assert_eq!(deltas.now(PathIndex(1), Metric::Active, -1), -1);
+        assert_eq!(deltas.now(PathIndex(7), Metric::Queued, 3), 3, "nothing kept for that stat");
+        assert_eq!(deltas.take_all(), vec![(PathIndex(0), Metric::Active, 5), (PathIndex(1), Metric::Admitted, 2)]);
         assert!(deltas.take_all().is_empty());
     }
 }

@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+use crate::per_path::PathIndex;
+use crate::runtime::Refusal;
+
 /// A host call failed; the logic then fails open (admits) rather than stall traffic on its own fault.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostError(pub String);
@@ -78,14 +81,37 @@ impl Metric {
 /// Metrics are only ever changed by deltas, so that every worker adding to the same stat sums correctly.
 pub trait Metrics {
     /// Adds `delta`; the host may hand it to Envoy later, batched with others.
-    fn add(&self, reservation: usize, metric: Metric, delta: i64);
+    fn add(&self, path: PathIndex, metric: Metric, delta: i64);
 
     /// Adds `delta` at once, with the deltas of the same stat still batched (a slot's `+1` to `active` must not
     /// come after its `-1`): for a slot taken off `active` before it goes back to the shared count, where another
     /// worker may take it and report it as its own.
-    fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
-        self.add(reservation, metric, delta);
+    fn add_now(&self, path: PathIndex, metric: Metric, delta: i64) {
+        self.add(path, metric, delta);
     }
+
+    /// Hands the deltas `add` kept over to the host's stats; nothing on a host that adds them at once. The runtime
+    /// paces the calls (see [`crate::runtime::flush`]).
+    fn flush(&self) {}
+}
+
+/// What the runtime needs from the proxy beyond a worker's host: carrying out its decisions on streams other than
+/// the one whose callback is running, and its timer. Every call is made with no worker borrowed, so that one that
+/// calls back into the runtime (a local reply may end its stream at once) finds it free.
+pub trait Proxy {
+    /// Sets the thread's tick period; Envoy re-arms the timer when it changes.
+    fn set_tick_period(&self, ms: u64) -> Result<(), HostError>;
+
+    /// Lets the held stream `stream` go on. A stream the proxy no longer knows has nothing to resume: `Ok`.
+    fn resume(&self, stream: u32) -> Result<(), HostError>;
+
+    /// Answers the held stream `stream` with `refusal` instead of passing it on. A stream the proxy no longer knows
+    /// has nothing to refuse: `Ok`.
+    fn refuse(&self, stream: u32, refusal: &Refusal) -> Result<(), HostError>;
+
+    /// Called after acting on other streams from the callback of `current` (a stream, or the root), for a proxy
+    /// whose calls act on a current context (proxy-wasm's effective context): it makes `current` current again.
+    fn acted(&self, _current: u32) {}
 }
 
 /// Everything a worker needs from its host.

@@ -5,8 +5,11 @@
 //! live in one shared value, `(passed: u64, paused_until_ms: u64)`, so all workers count together and see the
 //! same pause.
 
+mod gate;
+
+use crate::cas::{self, Step};
 use crate::config::PauseSchedule;
-use crate::counters::{read_u64, token, MAX_CAS_TRIES};
+use crate::counters::read_u64;
 use crate::host::{HostError, SharedStore};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,14 +51,10 @@ pub fn paused_until(
 
 /// Counts one request through the gate, or says it must wait for the pause in progress.
 pub fn pass(store: &dyn SharedStore, key: &str, schedule: &PauseSchedule, now_ms: u64) -> Result<Gate, HostError> {
-    for _ in 0..MAX_CAS_TRIES {
-        let (value, cas) = match store.get(key)? {
-            Some((bytes, cas)) => (decode(&bytes), Some(cas)),
-            None => ((0, 0), None),
-        };
-        let (passed, until_ms) = value;
+    let gate = cas::update(store, key, |value| {
+        let (passed, until_ms) = value.map_or((0, 0), decode);
         if holds(until_ms, now_ms, schedule.duration_ms) {
-            return Ok(Gate::Closed { until_ms });
+            return Step::Done(Gate::Closed { until_ms });
         }
         let passed = passed.saturating_add(1);
         let until_ms =
@@ -65,22 +64,21 @@ pub fn pass(store: &dyn SharedStore, key: &str, schedule: &PauseSchedule, now_ms
             } else {
                 until_ms
             };
-        if store.set(key, &encode(passed, until_ms), token(cas))? {
-            return Ok(Gate::Open);
-        }
-    }
+        Step::Write(encode(passed, until_ms).to_vec(), Gate::Open)
+    })?;
     // Losing every race is itself a sign of heavy traffic; letting the request through uncounted only makes
     // the next pause come one request later.
-    Ok(Gate::Open)
+    Ok(gate.unwrap_or(Gate::Open))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::per_path::PathIndex;
     use crate::testing::MemStore;
 
     fn schedule() -> PauseSchedule {
-        PauseSchedule { every_requests: 3, duration_ms: 200, paths: vec![0] }
+        PauseSchedule { every_requests: 3, duration_ms: 200, paths: vec![PathIndex(0)] }
     }
 
     #[test]
@@ -126,7 +124,7 @@ mod tests {
     #[test]
     fn a_pause_ending_past_the_end_of_time_ends_there() {
         let s = MemStore::default();
-        let long = PauseSchedule { every_requests: 1, duration_ms: u64::MAX, paths: vec![0] };
+        let long = PauseSchedule { every_requests: 1, duration_ms: u64::MAX, paths: vec![PathIndex(0)] };
         assert_eq!(pass(&s, "p", &long, 5).unwrap(), Gate::Open);
         assert_eq!(pass(&s, "p", &long, 6).unwrap(), Gate::Closed { until_ms: u64::MAX });
     }

@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use crate::deltas::Deltas;
 use crate::host::{Clock, HostError, Metric, Metrics, SharedStore};
+use crate::per_path::PathIndex;
 
 /// Another worker's steps, run inside the next write, after this worker's read: a race, made to happen.
 type Interleaving = Box<dyn FnOnce(&MemStore)>;
@@ -78,7 +79,7 @@ pub struct MockHost {
     pub store: Rc<MemStore>,
     pub clock: Rc<Cell<u64>>,
     /// The metrics as Envoy shows them.
-    pub metrics: Rc<RefCell<HashMap<(usize, Metric), i64>>>,
+    pub metrics: Rc<RefCell<HashMap<(PathIndex, Metric), i64>>>,
     /// The deltas `add` keeps until [`MockHost::flush`], on a host that batches them as the Wasm layer does;
     /// `None` on one that adds them at once.
     pending: Option<Rc<RefCell<Deltas>>>,
@@ -86,8 +87,8 @@ pub struct MockHost {
 
 impl MockHost {
     /// The metric as Envoy shows it (without the deltas a batching host still keeps).
-    pub fn metric(&self, reservation: usize, metric: Metric) -> i64 {
-        self.metrics.borrow().get(&(reservation, metric)).copied().unwrap_or(0)
+    pub fn metric(&self, path: PathIndex, metric: Metric) -> i64 {
+        self.metrics.borrow().get(&(path, metric)).copied().unwrap_or(0)
     }
 
     /// Another worker's host on the same store, clock and metrics, which keeps the deltas of `add` until
@@ -99,14 +100,14 @@ impl MockHost {
     /// Hands the kept deltas over to the metrics.
     pub fn flush(&self) {
         let Some(pending) = &self.pending else { return };
-        for (reservation, metric, delta) in pending.borrow_mut().take_all() {
-            *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
+        for (path, metric, delta) in pending.borrow_mut().take_all() {
+            *self.metrics.borrow_mut().entry((path, metric)).or_insert(0) += delta;
         }
     }
 
     /// The delta this host keeps for the metric, not yet handed over.
-    pub fn unflushed(&self, reservation: usize, metric: Metric) -> i64 {
-        self.pending.as_ref().map_or(0, |p| p.borrow().kept(reservation, metric))
+    pub fn unflushed(&self, path: PathIndex, metric: Metric) -> i64 {
+        self.pending.as_ref().map_or(0, |p| p.borrow().kept(path, metric))
     }
 
     pub fn advance(&self, ms: u64) {
@@ -130,16 +131,20 @@ impl Clock for MockHost {
 }
 
 impl Metrics for MockHost {
-    fn add(&self, reservation: usize, metric: Metric, delta: i64) {
+    fn add(&self, path: PathIndex, metric: Metric, delta: i64) {
         match &self.pending {
-            Some(pending) => pending.borrow_mut().add(reservation, metric, delta),
-            None => *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta,
+            Some(pending) => pending.borrow_mut().add(path, metric, delta),
+            None => *self.metrics.borrow_mut().entry((path, metric)).or_insert(0) += delta,
         }
     }
 
     /// As the Wasm layer does: with the stat's kept deltas (see [`Deltas`]).
-    fn add_now(&self, reservation: usize, metric: Metric, delta: i64) {
-        let delta = self.pending.as_ref().map_or(delta, |p| p.borrow_mut().now(reservation, metric, delta));
-        *self.metrics.borrow_mut().entry((reservation, metric)).or_insert(0) += delta;
+    fn add_now(&self, path: PathIndex, metric: Metric, delta: i64) {
+        let delta = self.pending.as_ref().map_or(delta, |p| p.borrow_mut().now(path, metric, delta));
+        *self.metrics.borrow_mut().entry((path, metric)).or_insert(0) += delta;
+    }
+
+    fn flush(&self) {
+        MockHost::flush(self);
     }
 }

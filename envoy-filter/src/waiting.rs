@@ -7,7 +7,8 @@
 //! `worker: u32, waiting: u32, listed: u32`, then `listed` arrival times (`u64` ms). Only the oldest
 //! [`MAX_LISTED`] are listed: the comparison needs only the waiters older than one given arrival.
 
-use crate::counters::{self, read_u32, read_u64, token, MAX_CAS_TRIES};
+use crate::cas::{self, Step};
+use crate::counters::{self, read_u32, read_u64};
 use crate::host::{HostError, SharedStore};
 
 /// Arrival times listed per worker; a longer queue is summarised by its count.
@@ -63,19 +64,13 @@ pub fn others(store: &dyn SharedStore, key: &str, me: u32) -> Result<Vec<Waiters
 /// Replaces `mine.worker`'s entry: how many waiters the entry it replaced listed (0 if there was none), or `None`
 /// if contended.
 pub fn publish(store: &dyn SharedStore, key: &str, mine: &Waiters) -> Result<Option<u32>, HostError> {
-    for _ in 0..MAX_CAS_TRIES {
-        let (mut all, cas) = match store.get(key)? {
-            Some((bytes, cas)) => (decode(&bytes), Some(cas)),
-            None => (Vec::new(), None),
-        };
+    cas::update(store, key, |value| {
+        let mut all = value.map(decode).unwrap_or_default();
         let before = all.iter().find(|w| w.worker == mine.worker).map_or(0, |w| w.waiting);
         all.retain(|w| w.worker != mine.worker);
         all.push(mine.clone());
-        if store.set(key, &encode(&all), token(cas))? {
-            return Ok(Some(before));
-        }
-    }
-    Ok(None)
+        Step::Write(encode(&all), before)
+    })
 }
 
 /// Removes the entries of every worker `is_gone` names and returns them.

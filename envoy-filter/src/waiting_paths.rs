@@ -12,7 +12,8 @@
 //! only makes a worker read a list that has no waiters. The value is one entry per worker: `worker: u32,
 //! listed: u32`, then `listed` hashes (`u64`).
 
-use crate::counters::{self, read_u32, read_u64, token, MAX_CAS_TRIES};
+use crate::cas::{self, Step};
+use crate::counters::{self, read_u32, read_u64};
 use crate::host::{HostError, SharedStore};
 
 /// One worker's paths with waiters.
@@ -64,21 +65,16 @@ pub fn others(store: &dyn SharedStore, key: &str, me: u32) -> Result<Vec<u64>, H
 
 /// Replaces `mine.worker`'s entry; `false` if other workers kept winning the race.
 pub fn publish(store: &dyn SharedStore, key: &str, mine: &Listed) -> Result<bool, HostError> {
-    for _ in 0..MAX_CAS_TRIES {
-        let (mut all, cas) = match store.get(key)? {
-            Some((bytes, cas)) => (decode(&bytes), Some(cas)),
-            None => (Vec::new(), None),
-        };
+    let listed = cas::update(store, key, |value| {
+        let mut all = value.map(decode).unwrap_or_default();
         if all.iter().any(|e| e == mine) || (mine.paths.is_empty() && all.iter().all(|e| e.worker != mine.worker)) {
-            return Ok(true);
+            return Step::Done(true);
         }
         all.retain(|e| e.worker != mine.worker);
         all.push(mine.clone());
-        if store.set(key, &encode(&all), token(cas))? {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+        Step::Write(encode(&all), true)
+    })?;
+    Ok(listed.unwrap_or(false))
 }
 
 /// Removes the entries of every worker `is_gone` names.

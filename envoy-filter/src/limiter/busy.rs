@@ -2,10 +2,12 @@
 //! publish, waiters seen on another worker. The tick and the checks made on every request go through these
 //! alone, so that their cost follows the paths in use rather than the number of paths configured.
 
+use crate::per_path::{OfPath, PathIndex};
+
 /// A set of path indexes: insertion and membership in constant time, iteration over the members only.
 #[derive(Debug, Clone)]
 pub struct Busy {
-    members: Vec<usize>,
+    members: Vec<PathIndex>,
     present: Vec<bool>,
 }
 
@@ -14,8 +16,8 @@ impl Busy {
         Busy { members: Vec::new(), present: vec![false; paths] }
     }
 
-    pub fn insert(&mut self, path: usize) {
-        if let Some(present) = self.present.get_mut(path) {
+    pub fn insert(&mut self, path: PathIndex) {
+        if let Some(present) = self.present.of_mut(path) {
             if !*present {
                 *present = true;
                 self.members.push(path);
@@ -24,23 +26,23 @@ impl Busy {
     }
 
     /// The members, lowest index first: the order in which paths are served.
-    pub fn sorted(&self) -> Vec<usize> {
+    pub fn sorted(&self) -> Vec<PathIndex> {
         let mut members = self.members.clone();
         members.sort_unstable();
         members
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = PathIndex> + '_ {
         self.members.iter().copied()
     }
 
     /// Keeps the members `keep` says still have something to do.
-    pub fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(PathIndex) -> bool) {
         let present = &mut self.present;
         self.members.retain(|path| {
             let kept = keep(*path);
             if !kept {
-                if let Some(p) = present.get_mut(*path) {
+                if let Some(p) = present.of_mut(*path) {
                     *p = false;
                 }
             }
@@ -49,8 +51,8 @@ impl Busy {
     }
 
     #[cfg(test)]
-    pub fn contains(&self, path: usize) -> bool {
-        self.present.get(path).copied().unwrap_or(false)
+    pub fn contains(&self, path: PathIndex) -> bool {
+        self.present.of(path).copied().unwrap_or(false)
     }
 }
 
@@ -62,12 +64,12 @@ mod tests {
     fn members_come_once_and_leave_when_told() {
         let mut busy = Busy::new(5);
         for path in [3, 1, 3, 9] {
-            busy.insert(path);
+            busy.insert(PathIndex(path));
         }
-        assert_eq!(busy.sorted(), vec![1, 3], "9 is not a path");
-        busy.retain(|path| path != 3);
-        assert!(!busy.contains(3) && busy.contains(1));
-        busy.insert(3);
-        assert_eq!(busy.sorted(), vec![1, 3]);
+        assert_eq!(busy.sorted(), vec![PathIndex(1), PathIndex(3)], "9 is not a path");
+        busy.retain(|path| path != PathIndex(3));
+        assert!(!busy.contains(PathIndex(3)) && busy.contains(PathIndex(1)));
+        busy.insert(PathIndex(3));
+        assert_eq!(busy.sorted(), vec![PathIndex(1), PathIndex(3)]);
     }
 }

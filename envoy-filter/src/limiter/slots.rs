@@ -16,105 +16,105 @@ use log::warn;
 use super::{Permit, State, Worker};
 use crate::counters::{self, Acquire};
 use crate::host::{Host, Metric};
-use crate::per_path::PerPath;
+use crate::per_path::{OfPath, PathIndex, PerPath};
 
 impl<H: Host> Worker<H> {
-    /// Takes a slot for a request of `class`: its own reservation, or for a local request whose reservation
+    /// Takes a slot for a request of `path`: its own reservation, or for a local request whose reservation
     /// is full, the other path with the fewest requests in flight that still has room.
-    pub(super) fn try_acquire(&mut self, class: usize) -> Option<Permit> {
-        if let Some(permit) = self.try_pool(class) {
+    pub(super) fn try_acquire(&mut self, path: PathIndex) -> Option<Permit> {
+        if let Some(permit) = self.try_path(path) {
             return Some(permit);
         }
-        if class != self.config.local() || !self.config.local_borrows {
+        if path != self.config.local() || !self.config.local_borrows {
             return None;
         }
-        let mut others: Vec<(u64, usize)> =
-            (0..self.config.local()).filter_map(|pool| self.load(pool).map(|n| (n, pool))).collect();
+        let mut others: Vec<(u64, PathIndex)> =
+            PathIndex::all(self.config.local().0).filter_map(|other| self.load(other).map(|n| (n, other))).collect();
         others.sort_unstable();
-        others.into_iter().find_map(|(_, pool)| self.try_pool(pool))
+        others.into_iter().find_map(|(_, other)| self.try_path(other))
     }
 
-    fn try_pool(&mut self, pool: usize) -> Option<Permit> {
-        let reservation = self.config.reservation(pool)?;
+    fn try_path(&mut self, path: PathIndex) -> Option<Permit> {
+        let reservation = self.config.reservation(path)?;
         let Some(limit) = reservation.max_concurrency else {
-            return Some(Permit { pool, counted: false });
+            return Some(Permit { path, counted: false });
         };
-        if self.spare.at(pool) > 0 {
-            self.spare.update(pool, |n| n - 1);
-            self.spares_taken.update(pool, |n| n.saturating_add(1));
-            return Some(Permit { pool, counted: true });
+        if self.spare.at(path) > 0 {
+            self.spare.update(path, |n| n - 1);
+            self.spares_taken.update(path, |n| n.saturating_add(1));
+            return Some(Permit { path, counted: true });
         }
-        let key = self.keys.inflight.get(pool)?;
+        let key = self.keys.inflight.of(path)?;
         match counters::try_acquire(&self.host, key, self.id, limit) {
             Ok(Acquire::Granted) => {
-                self.host.add(pool, Metric::Active, 1);
-                Some(Permit { pool, counted: true })
+                self.host.add(path, Metric::Active, 1);
+                Some(Permit { path, counted: true })
             }
             Ok(Acquire::Full) | Ok(Acquire::Contended) => None,
             Err(e) => {
-                warn!("pathfence: shared count of `{}` unavailable, admitting: {e}", self.config.name(pool));
-                Some(Permit { pool, counted: false })
+                warn!("pathfence: shared count of `{}` unavailable, admitting: {e}", self.config.name(path));
+                Some(Permit { path, counted: false })
             }
         }
     }
 
-    /// Free slots a request of `class` could take, across workers (its own pool, and the others for a local
+    /// Free slots a request of `path` could take, across workers (its own path, and the others for a local
     /// request that may borrow). This worker's spares are given back first, so that they count as free.
-    pub(super) fn available(&mut self, class: usize) -> u64 {
+    pub(super) fn available(&mut self, path: PathIndex) -> u64 {
         let local = self.config.local();
-        let pools: Vec<usize> =
-            if class == local && self.config.local_borrows { (0..=local).collect() } else { vec![class] };
+        let lenders: Vec<PathIndex> =
+            if path == local && self.config.local_borrows { PathIndex::all(local.0 + 1).collect() } else { vec![path] };
         let mut free = 0u64;
-        for pool in pools {
-            let Some(limit) = self.config.limit(pool) else {
+        for lender in lenders {
+            let Some(limit) = self.config.limit(lender) else {
                 return u64::MAX;
             };
-            self.give_back_spares(pool);
-            let load = self.load(pool).unwrap_or(u64::from(limit));
+            self.give_back_spares(lender);
+            let load = self.load(lender).unwrap_or(u64::from(limit));
             free = free.saturating_add(u64::from(limit).saturating_sub(load));
         }
         free
     }
 
-    /// Whether `pool`'s shared count is at its limit; yes if it cannot be read, so that spares are not kept on a
+    /// Whether `path`'s shared count is at its limit; yes if it cannot be read, so that spares are not kept on a
     /// guess.
-    pub(super) fn is_full(&self, pool: usize) -> bool {
-        let Some(limit) = self.config.limit(pool) else {
+    pub(super) fn is_full(&self, path: PathIndex) -> bool {
+        let Some(limit) = self.config.limit(path) else {
             return false;
         };
-        self.load(pool).is_none_or(|load| load >= u64::from(limit))
+        self.load(path).is_none_or(|load| load >= u64::from(limit))
     }
 
-    /// The shared count of `pool`, across workers; `None` if it cannot be read.
-    fn load(&self, pool: usize) -> Option<u64> {
-        counters::load(&self.host, self.keys.inflight.get(pool)?).ok()
+    /// The shared count of `path`, across workers; `None` if it cannot be read.
+    fn load(&self, path: PathIndex) -> Option<u64> {
+        counters::load(&self.host, self.keys.inflight.of(path)?).ok()
     }
 
-    /// Takes `count` slots of `pool` out of the shared count now, or on a later tick if the race is lost.
-    pub(super) fn give_back(&mut self, pool: usize, count: u32) {
-        self.pending_release.update(pool, |n| n.saturating_add(count));
+    /// Takes `count` slots of `path` out of the shared count now, or on a later tick if the race is lost.
+    pub(super) fn give_back(&mut self, path: PathIndex, count: u32) {
+        self.pending_release.update(path, |n| n.saturating_add(count));
         if count > 0 {
-            self.busy.insert(pool);
+            self.busy.insert(path);
         }
-        let pending = self.pending_release.at(pool);
+        let pending = self.pending_release.at(path);
         if pending == 0 {
             return;
         }
         // Off `active` before another worker can take them (see the module's comment).
-        let Some(key) = self.keys.inflight.get(pool) else { return };
-        let not_yet_off = pending.saturating_sub(self.off_active.at(pool));
+        let Some(key) = self.keys.inflight.of(path) else { return };
+        let not_yet_off = pending.saturating_sub(self.off_active.at(path));
         if not_yet_off > 0 {
-            self.host.add_now(pool, Metric::Active, -i64::from(not_yet_off));
-            self.off_active.put(pool, pending);
+            self.host.add_now(path, Metric::Active, -i64::from(not_yet_off));
+            self.off_active.put(path, pending);
         }
         match counters::release(&self.host, key, self.id, pending) {
             Ok(Some(left)) => {
-                self.pending_release.put(pool, 0);
-                self.off_active.put(pool, 0);
+                self.pending_release.put(path, 0);
+                self.off_active.put(path, 0);
                 // Fewer than `pending` if another worker reclaimed this one's share while it stalled: the reclaim
                 // took those off `active` already, and so did this worker.
                 if left < pending {
-                    self.host.add(pool, Metric::Active, i64::from(pending - left));
+                    self.host.add(path, Metric::Active, i64::from(pending - left));
                 }
             }
             Ok(None) => {}
@@ -122,54 +122,54 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Slots of `pool` this worker has taken off `active` ahead of a release still to be retried: `active` reads
+    /// Slots of `path` this worker has taken off `active` ahead of a release still to be retried: `active` reads
     /// that much below the shared count until the release goes through.
-    pub fn off_active(&self, pool: usize) -> u32 {
-        self.off_active.get(pool).copied().unwrap_or(0)
+    pub fn off_active(&self, path: PathIndex) -> u32 {
+        self.off_active.of(path).copied().unwrap_or(0)
     }
 
-    /// The slots of `pool` this worker holds in the shared count: its requests' slots, its spares and the
+    /// The slots of `path` this worker holds in the shared count: its requests' slots, its spares and the
     /// releases still to be retried. Only this worker changes its share, so the two agree unless another worker
     /// reclaimed it.
-    fn own_share(&self, pool: usize) -> u32 {
+    fn own_share(&self, path: PathIndex) -> u32 {
         let admitted = self
             .requests
             .values()
-            .filter(|r| matches!(r.state, State::Admitted(p) if p.pool == pool && p.counted))
+            .filter(|r| matches!(r.state, State::Admitted(p) if p.path == path && p.counted))
             .count();
         u32::try_from(admitted)
             .unwrap_or(u32::MAX)
-            .saturating_add(self.spare.at(pool))
-            .saturating_add(self.pending_release.at(pool))
+            .saturating_add(self.spare.at(path))
+            .saturating_add(self.pending_release.at(path))
     }
 
-    /// Puts this worker's share of `pool` back to what it holds, if it differs: a worker that stalled past its
+    /// Puts this worker's share of `path` back to what it holds, if it differs: a worker that stalled past its
     /// lease (its thread blocked, or its heartbeat writes failing) had its share reclaimed while its requests were
     /// still running, and their ends would otherwise give back the slots of its later requests. The path may then
     /// hold more than its limit for a while; it takes no new request until enough of them end.
-    pub(super) fn reassert_share(&mut self, pool: usize) {
-        if let Some((before, held)) = self.set_own_share(pool) {
+    pub(super) fn reassert_share(&mut self, path: PathIndex) {
+        if let Some((before, held)) = self.set_own_share(path) {
             warn!(
                 "pathfence: the shared count of `{}` had {before} slot(s) of this worker, which holds {held}; put back \
                  (it was reclaimed while this worker stalled)",
-                self.config.name(pool)
+                self.config.name(path)
             );
         }
     }
 
-    /// Sets this worker's share of `pool` to what it holds and moves `active` by the difference; the share it
+    /// Sets this worker's share of `path` to what it holds and moves `active` by the difference; the share it
     /// replaced and the new one, if they differed.
-    pub(super) fn set_own_share(&mut self, pool: usize) -> Option<(u32, u32)> {
-        self.config.limit(pool)?;
-        let held = self.own_share(pool);
-        match counters::set_share(&self.host, self.keys.inflight.get(pool)?, self.id, held) {
+    pub(super) fn set_own_share(&mut self, path: PathIndex) -> Option<(u32, u32)> {
+        self.config.limit(path)?;
+        let held = self.own_share(path);
+        match counters::set_share(&self.host, self.keys.inflight.of(path)?, self.id, held) {
             Ok(Some(before)) if before != held => {
-                self.host.add_now(pool, Metric::Active, i64::from(held) - i64::from(before));
+                self.host.add_now(path, Metric::Active, i64::from(held) - i64::from(before));
                 Some((before, held))
             }
             Ok(Some(_)) => None,
             Ok(None) => {
-                warn!("pathfence: setting this worker's share of `{}` kept losing the race", self.config.name(pool));
+                warn!("pathfence: setting this worker's share of `{}` kept losing the race", self.config.name(path));
                 None
             }
             Err(e) => {
@@ -177,24 +177,5 @@ impl<H: Host> Worker<H> {
                 None
             }
         }
-    }
-
-    pub(super) fn give_back_spares(&mut self, pool: usize) {
-        let spare = self.spare.at(pool);
-        self.spare.put(pool, 0);
-        self.spares_taken.put(pool, 0);
-        self.give_back(pool, spare);
-    }
-
-    /// On a tick with nobody waiting: keeps as many spares of `pool` as requests took since the last tick and
-    /// gives back the rest. Under a steady load a worker then holds about as many spares as its requests reuse,
-    /// instead of giving them all back on every tick and taking them again right after, a compare-and-swap
-    /// each; once its requests stop, the next tick gives them all back.
-    pub(super) fn give_back_unused_spares(&mut self, pool: usize) {
-        let kept = self.spare.at(pool).min(self.spares_taken.at(pool));
-        let unused = self.spare.at(pool) - kept;
-        self.spares_taken.put(pool, 0);
-        self.spare.put(pool, kept);
-        self.give_back(pool, unused);
     }
 }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use super::*;
 use crate::pace::Pace;
+use crate::per_path::PathIndex;
 use crate::testing::MockHost;
 
 const A: usize = 0;
@@ -145,7 +146,7 @@ impl Run {
         let context = self.next_context;
         self.next_context += 1;
         let mut fx = Vec::new();
-        let decision = self.workers[w].on_request(context, class, &mut fx);
+        let decision = self.workers[w].on_request(context, PathIndex(class), &mut fx);
         self.paces[w].after_event(self.workers[w].tick_work());
         // A refusal sent from one stream's callback stops that stream too in Envoy (see held.rs).
         let refused_other = fx.iter().any(|e| matches!(e, Effect::Reject { context: c, .. } if *c != context));
@@ -159,7 +160,7 @@ impl Run {
                 self.streams.insert(context, (w, class, Phase::Pending));
                 self.waiting_since.insert(context, (self.elapsed_ms, self.clock_steps));
             }
-            Decision::Reject { reservation } => assert_eq!(reservation, class),
+            Decision::Reject { path } => assert_eq!(path, PathIndex(class)),
         }
         self.settle(w, fx);
     }
@@ -282,25 +283,26 @@ impl Run {
 
     /// A metric with the deltas the workers still keep: what Envoy shows once they have handed them over.
     fn metric(&self, pool: usize, metric: Metric) -> i64 {
-        self.host.metric(pool, metric) + self.workers.iter().map(|w| w.host().unflushed(pool, metric)).sum::<i64>()
+        self.host.metric(PathIndex(pool), metric)
+            + self.workers.iter().map(|w| w.host().unflushed(PathIndex(pool), metric)).sum::<i64>()
     }
 
     fn check(&mut self, step: usize) {
         for pool in [A, B] {
             let in_use = self.streams.values().filter(|s| s.1 == pool && s.2 == Phase::Admitted).count() as u64;
-            let idle: u64 = self.workers.iter().map(|w| u64::from(w.idle_slots(pool))).sum();
+            let idle: u64 = self.workers.iter().map(|w| u64::from(w.idle_slots(PathIndex(pool)))).sum();
             let total = self.inflight(pool);
             assert_eq!(total, in_use + idle, "step {step}: shared count of pool {pool} is not in-use + idle");
             assert!(total <= LIMITS[pool], "step {step}: pool {pool} holds {total}, over its limit");
             // What Envoy shows, whenever it looks: never above the shared count, so never above the limit.
-            let shown = self.host.metric(pool, Metric::Active);
+            let shown = self.host.metric(PathIndex(pool), Metric::Active);
             assert!(shown <= total as i64, "step {step}: active of pool {pool} shows {shown}, the count is {total}");
             // Nor below zero: Envoy's gauges are unsigned, and would read 2^64 - 1.
             assert!(shown >= 0, "step {step}: active of pool {pool} shows {shown}");
             // Slots on their way back to the count, that kept losing the race, are off `active` already.
-            let off: i64 = self.workers.iter().map(|w| i64::from(w.off_active(pool))).sum();
+            let off: i64 = self.workers.iter().map(|w| i64::from(w.off_active(PathIndex(pool)))).sum();
             assert_eq!(self.metric(pool, Metric::Active) + off, total as i64, "step {step}: active of pool {pool}");
-            let queued: usize = self.workers.iter().map(|w| w.queued(pool)).sum();
+            let queued: usize = self.workers.iter().map(|w| w.queued(PathIndex(pool))).sum();
             assert_eq!(self.metric(pool, Metric::Queued), queued as i64, "step {step}: queued of pool {pool}");
         }
         let local = self.streams.values().filter(|s| s.1 == LOCAL && s.2 == Phase::Admitted).count() as i64
@@ -326,7 +328,7 @@ impl Run {
             self.tick(1);
         }
         for pool in [A, B] {
-            let queued: usize = self.workers.iter().map(|w| w.queued(pool)).sum();
+            let queued: usize = self.workers.iter().map(|w| w.queued(PathIndex(pool))).sum();
             if queued > 0 {
                 assert_eq!(
                     self.inflight(pool),

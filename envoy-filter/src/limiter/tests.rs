@@ -4,11 +4,12 @@ use std::rc::Rc;
 use super::*;
 use crate::host::SharedStore;
 use crate::pace::TickWork;
+use crate::per_path::PathIndex;
 use crate::testing::MockHost;
 
-const A: usize = 0;
-const B: usize = 1;
-const LOCAL: usize = 2;
+const A: PathIndex = PathIndex(0);
+const B: PathIndex = PathIndex(1);
+const LOCAL: PathIndex = PathIndex(2);
 
 fn config(extra: &str) -> Config {
     let json = format!(
@@ -107,7 +108,7 @@ fn a_full_queue_refuses_at_once() {
     for c in 1..=4 {
         w.on_request(c, A, &mut fx);
     }
-    assert_eq!(w.on_request(5, A, &mut fx), Decision::Reject { reservation: A });
+    assert_eq!(w.on_request(5, A, &mut fx), Decision::Reject { path: A });
     assert_eq!(host.metric(A, Metric::RejectedQueueFull), 1);
     assert_eq!(w.tracked(), 4);
 }
@@ -125,7 +126,7 @@ fn a_wait_longer_than_the_timeout_is_refused_by_the_tick() {
     assert!(fx.is_empty());
     host.advance(1);
     w.on_tick(&mut fx);
-    assert_eq!(fx, vec![Effect::Reject { context: 3, reservation: A }]);
+    assert_eq!(fx, vec![Effect::Reject { context: 3, path: A }]);
     assert_eq!(host.metric(A, Metric::RejectedTimeout), 1);
     assert_eq!(host.metric(A, Metric::Queued), 0);
     // The refusal ends the stream; that must not release a slot it never had.
@@ -236,7 +237,7 @@ fn a_release_that_loses_every_race_is_retried_on_the_tick() {
     let mut fx = Vec::new();
     w.on_request(1, A, &mut fx);
     w.on_stream_end(1, &mut fx);
-    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    host.store.fail_next_cas(crate::cas::MAX_CAS_TRIES);
     w.on_tick(&mut fx);
     assert_eq!(inflight(&host, "a"), 1);
     assert_eq!((host.metric(A, Metric::Active), w.off_active(A)), (0, 1), "off `active` before it is released");
@@ -295,7 +296,7 @@ fn active_never_reads_below_zero_when_a_slot_goes_back_before_its_admission_was_
 }
 
 /// Request `context` of `class` comes and goes on a spare: no shared write for either.
-fn reuse_a_spare(host: &MockHost, w: &mut Worker<MockHost>, context: u32, class: usize) {
+fn reuse_a_spare(host: &MockHost, w: &mut Worker<MockHost>, context: u32, class: PathIndex) {
     let mut fx = Vec::new();
     let writes = host.store.writes();
     assert_eq!(w.on_request(context, class, &mut fx), Decision::Continue);
@@ -375,7 +376,7 @@ fn spares_that_fill_the_path_go_back_on_the_tick_though_requests_took_them() {
     w1.on_stream_end(2, &mut fx);
     assert_eq!(w1.on_request(3, A, &mut fx), Decision::Continue);
     w1.on_stream_end(3, &mut fx);
-    assert_eq!(w2.on_request(10, A, &mut fx), Decision::Reject { reservation: A }, "w1's spare fills a");
+    assert_eq!(w2.on_request(10, A, &mut fx), Decision::Reject { path: A }, "w1's spare fills a");
     w1.on_tick(&mut fx);
     assert_eq!(w1.idle_slots(A), 0, "taken since the last tick, but it filled the path");
     assert_eq!(w2.on_request(11, A, &mut fx), Decision::Continue);
@@ -502,7 +503,7 @@ fn a_pause_holds_at_most_max_queue_requests_and_for_at_most_the_queue_timeout() 
     assert_eq!(w.on_request(2, A, &mut fx), Decision::Wait);
     assert_eq!(w.on_request(3, A, &mut fx), Decision::Wait);
     // a's max_queue is 2: the third held request is refused like a full queue.
-    assert_eq!(w.on_request(4, A, &mut fx), Decision::Reject { reservation: A });
+    assert_eq!(w.on_request(4, A, &mut fx), Decision::Reject { path: A });
     assert_eq!(host.metric(A, Metric::RejectedQueueFull), 1);
     host.advance(99);
     w.on_tick(&mut fx);
@@ -510,7 +511,7 @@ fn a_pause_holds_at_most_max_queue_requests_and_for_at_most_the_queue_timeout() 
     // a's queue_timeout_ms is 100, well inside the 500 ms pause.
     host.advance(1);
     w.on_tick(&mut fx);
-    assert_eq!(fx, vec![Effect::Reject { context: 2, reservation: A }, Effect::Reject { context: 3, reservation: A }]);
+    assert_eq!(fx, vec![Effect::Reject { context: 2, path: A }, Effect::Reject { context: 3, path: A }]);
     assert_eq!(host.metric(A, Metric::RejectedTimeout), 2);
     assert_eq!(w.tracked(), 1);
 }
@@ -610,7 +611,7 @@ fn a_worker_stalled_past_the_lease_puts_its_waiters_back_on_queued() {
     assert_eq!(host.metric(A, Metric::Queued), 0, "the reclaim took the waiter off queued");
     // It comes back: its waiter counts again, then times out and leaves, and queued ends where it should.
     stalled.on_tick(&mut fx);
-    assert_eq!(fx, vec![Effect::Reject { context: 3, reservation: A }]);
+    assert_eq!(fx, vec![Effect::Reject { context: 3, path: A }]);
     assert_eq!(host.metric(A, Metric::Queued), 0, "queued went below zero");
     assert_eq!(stalled.queued(A), 0);
 }
@@ -696,7 +697,7 @@ fn a_worker_shut_down_takes_its_whole_share_out_of_the_count() {
     w.on_stream_end(2, &mut fx);
     assert_eq!((inflight(&host, "a"), w.idle_slots(A)), (2, 2));
     // Every compare-and-swap of giving them back loses; setting the share outright, the next step, succeeds.
-    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    host.store.fail_next_cas(crate::cas::MAX_CAS_TRIES);
     w.shut_down(&mut fx);
     assert!(fx.is_empty());
     assert_eq!((inflight(&host, "a"), host.metric(A, Metric::Active)), (0, 0));
@@ -736,7 +737,7 @@ fn a_wall_clock_step_back_keeps_no_request_waiting_past_its_timeout() {
         host.advance(2);
         w.on_tick(&mut fx);
     }
-    assert_eq!(fx, vec![Effect::Reject { context: 3, reservation: A }], "a's timeout is 100 ms");
+    assert_eq!(fx, vec![Effect::Reject { context: 3, path: A }], "a's timeout is 100 ms");
 }
 
 /// Ends `n` requests of path b on `w`, `burst` of them every `gap_ms` of the mock clock, ticking every 2 ms.
@@ -745,7 +746,7 @@ fn traffic(host: &MockHost, w: &mut Worker<MockHost>, first_context: u32, n: u32
 }
 
 fn traffic_of(
-    class: usize,
+    class: PathIndex,
     host: &MockHost,
     w: &mut Worker<MockHost>,
     first_context: u32,
@@ -861,7 +862,7 @@ fn reclaiming_a_worker_with_spare_and_retried_slots_leaves_active_at_zero() {
     // b's freed slot becomes a spare; a's, wanted by a waiter on the other worker, a release that lost every race.
     gone.on_stream_end(3, &mut fx);
     assert_eq!(alive.on_request(6, A, &mut fx), Decision::Wait);
-    host.store.fail_next_cas(counters::MAX_CAS_TRIES);
+    host.store.fail_next_cas(crate::cas::MAX_CAS_TRIES);
     gone.on_stream_end(1, &mut fx);
     assert_eq!((gone.idle_slots(A), gone.idle_slots(B)), (1, 1));
     drop(gone);
@@ -904,7 +905,7 @@ fn a_retired_worker_refuses_its_waiters_and_still_releases_its_admitted_requests
     // 13 starts a pause and waits for a slot of b; 14 is held by the pause.
     assert_eq!((w.queued(A), w.queued(B)), (1, 1));
     w.retire(&mut fx);
-    let refused = |context, reservation| Effect::Reject { context, reservation };
+    let refused = |context, path| Effect::Reject { context, path };
     assert_eq!(fx, vec![refused(14, B), refused(3, A), refused(13, B)]);
     assert_eq!(host.metric(A, Metric::Queued), 0);
     fx.clear();
@@ -940,8 +941,8 @@ fn a_tick_reads_the_waiters_of_the_paths_that_have_some_not_of_every_path() {
     let (mut w1, mut w2) = (start(), start());
     let mut fx = Vec::new();
     // p7's slot is taken on w1, and a request of p7 waits for it on w2: both workers tick at the prompt pace.
-    assert_eq!(w1.on_request(1, 7, &mut fx), Decision::Continue);
-    assert_eq!(w2.on_request(2, 7, &mut fx), Decision::Wait);
+    assert_eq!(w1.on_request(1, PathIndex(7), &mut fx), Decision::Continue);
+    assert_eq!(w2.on_request(2, PathIndex(7), &mut fx), Decision::Wait);
     for _ in 0..3 {
         let (r1, r2) = (reads_of_a_tick(&host, &mut w1, &mut fx), reads_of_a_tick(&host, &mut w2, &mut fx));
         assert!(fx.is_empty(), "{fx:?}");

@@ -4,33 +4,34 @@
 
 use log::warn;
 
-use super::{Decision, Effect, Request, State, Worker};
+use super::Gate;
 use crate::host::{Host, Metric};
-use crate::pause::{self, Gate};
+use crate::limiter::{Decision, Effect, Request, State, Worker};
+use crate::per_path::PathIndex;
 
 impl<H: Host> Worker<H> {
-    pub(super) fn pauses(&self, class: usize) -> bool {
-        self.config.pause.as_ref().is_some_and(|p| p.paths.contains(&class))
+    pub(crate) fn pauses(&self, path: PathIndex) -> bool {
+        self.config.pause.as_ref().is_some_and(|p| p.paths.contains(&path))
     }
 
-    pub(super) fn through_pause(&mut self, context: u32, class: usize, effects: &mut Vec<Effect>) -> Decision {
+    pub(crate) fn through_pause(&mut self, context: u32, path: PathIndex, effects: &mut Vec<Effect>) -> Decision {
         let now = self.now();
         // Requests held earlier go first, so one arriving just as the pause ends cannot overtake them.
         let others_held = !self.held.is_empty();
         if !others_held && matches!(self.pass_gate(), Gate::Open) {
-            return self.admit_or_queue(context, class, Some(now), effects);
+            return self.admit_or_queue(context, path, Some(now), effects);
         }
-        if self.backlog(class) >= self.config.reservation(class).map_or(0, |r| r.max_queue as usize) {
-            self.host.add(class, Metric::RejectedQueueFull, 1);
-            return Decision::Reject { reservation: class };
+        if self.backlog(path) >= self.config.reservation(path).map_or(0, |r| r.max_queue as usize) {
+            self.host.add(path, Metric::RejectedQueueFull, 1);
+            return Decision::Reject { path };
         }
         // Behind requests held earlier, even if the pause is over: the tick (at most 2 ms away, since requests are
         // held) lets them through in order. Letting them through here could refuse one of them from inside this
         // stream's callback, and Envoy would then stop this stream as well: a local reply stops the next iteration
         // of the whole VM, not only of the stream it answers.
         self.held.push_back(context);
-        self.requests.insert(context, Request { class, state: State::Held { since_ms: now } });
-        self.host.add(class, Metric::Paused, 1);
+        self.requests.insert(context, Request { path, state: State::Held { since_ms: now } });
+        self.host.add(path, Metric::Paused, 1);
         Decision::Wait
     }
 
@@ -40,14 +41,14 @@ impl<H: Host> Worker<H> {
         let Some(schedule) = &self.config.pause else {
             return Gate::Open;
         };
-        pause::pass(&self.host, &self.keys.pause, schedule, self.watch.clock.wall_ms()).unwrap_or_else(|e| {
+        super::pass(&self.host, &self.keys.pause, schedule, self.watch.clock.wall_ms()).unwrap_or_else(|e| {
             warn!("pathfence: pause gate unavailable, letting the request through: {e}");
             Gate::Open
         })
     }
 
     /// Lets held requests through the gate one by one while it stays open.
-    pub(super) fn release_held(&mut self, effects: &mut Vec<Effect>) {
+    pub(crate) fn release_held(&mut self, effects: &mut Vec<Effect>) {
         while let Some(&context) = self.held.front() {
             if let Gate::Closed { .. } = self.pass_gate() {
                 return;
@@ -57,16 +58,16 @@ impl<H: Host> Worker<H> {
                 continue;
             };
             let since_ms = self.since_of(request.state);
-            match self.admit_or_queue(context, request.class, Some(since_ms), effects) {
+            match self.admit_or_queue(context, request.path, Some(since_ms), effects) {
                 Decision::Continue => effects.push(Effect::Resume { context }),
-                Decision::Reject { reservation } => effects.push(Effect::Reject { context, reservation }),
+                Decision::Reject { path } => effects.push(Effect::Reject { context, path }),
                 Decision::Wait => {}
             }
         }
     }
 
     /// Refuses held requests that have waited `queue_timeout_ms`, as a waiting request would be.
-    pub(super) fn expire_held(&mut self, now: u64, effects: &mut Vec<Effect>) {
+    pub(crate) fn expire_held(&mut self, now: u64, effects: &mut Vec<Effect>) {
         let config = &self.config;
         let requests = &self.requests;
         let expired: Vec<u32> = self
@@ -74,8 +75,8 @@ impl<H: Host> Worker<H> {
             .iter()
             .copied()
             .filter(|c| match requests.get(c) {
-                Some(Request { class, state: State::Held { since_ms } }) => {
-                    since_ms.saturating_add(config.reservation(*class).map_or(0, |r| r.queue_timeout_ms)) <= now
+                Some(Request { path, state: State::Held { since_ms } }) => {
+                    since_ms.saturating_add(config.reservation(*path).map_or(0, |r| r.queue_timeout_ms)) <= now
                 }
                 _ => false,
             })
@@ -83,8 +84,8 @@ impl<H: Host> Worker<H> {
         for context in expired {
             self.held.retain(|c| *c != context);
             if let Some(request) = self.requests.remove(&context) {
-                self.host.add(request.class, Metric::RejectedTimeout, 1);
-                effects.push(Effect::Reject { context, reservation: request.class });
+                self.host.add(request.path, Metric::RejectedTimeout, 1);
+                effects.push(Effect::Reject { context, path: request.path });
             }
         }
     }

@@ -1,0 +1,277 @@
+//! The runtime's decisions, on the mock host and a proxy that records what it is asked to do: no Envoy.
+#![allow(clippy::disallowed_methods)]
+
+use std::cell::RefCell;
+
+use super::flush::FLUSH_EVERY_MS;
+use super::*;
+use crate::counters;
+use crate::host::{HostError, Metric, Metrics};
+use crate::limiter::KEY_PREFIX;
+use crate::pace::{IDLE_TICK_MS, PROMPT_TICK_MS};
+use crate::per_path::PathIndex;
+use crate::testing::MockHost;
+
+const ROOT: u32 = 1;
+const A: PathIndex = PathIndex(0);
+/// The local path, after `a`.
+const LOCAL: PathIndex = PathIndex(1);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Call {
+    TickPeriod(u64),
+    Resume(u32),
+    Refuse(u32, Refusal),
+    Acted(u32),
+}
+
+#[derive(Default)]
+struct RecordingProxy {
+    calls: RefCell<Vec<Call>>,
+}
+
+impl RecordingProxy {
+    fn take(&self) -> Vec<Call> {
+        std::mem::take(&mut *self.calls.borrow_mut())
+    }
+}
+
+impl Proxy for RecordingProxy {
+    fn set_tick_period(&self, ms: u64) -> Result<(), HostError> {
+        self.calls.borrow_mut().push(Call::TickPeriod(ms));
+        Ok(())
+    }
+    fn resume(&self, stream: u32) -> Result<(), HostError> {
+        self.calls.borrow_mut().push(Call::Resume(stream));
+        Ok(())
+    }
+    fn refuse(&self, stream: u32, refusal: &Refusal) -> Result<(), HostError> {
+        self.calls.borrow_mut().push(Call::Refuse(stream, refusal.clone()));
+        Ok(())
+    }
+    fn acted(&self, current: u32) {
+        self.calls.borrow_mut().push(Call::Acted(current));
+    }
+}
+
+struct Path(&'static str);
+
+impl RequestView for Path {
+    fn path(&self) -> Option<Vec<u8>> {
+        Some(self.0.as_bytes().to_vec())
+    }
+    fn method(&self) -> Option<Vec<u8>> {
+        Some(b"GET".to_vec())
+    }
+    fn header(&self, _name: &str) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+/// Path `a` takes one request at a time and queues one more.
+const ONE_AT_A_TIME: &str = r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 1,
+    "max_queue": 1, "queue_timeout_ms": 500}], "retry_after_s": 7}"#;
+
+fn configured(host: &MockHost, proxy: &RecordingProxy) -> Runtime<MockHost> {
+    let runtime = Runtime::default();
+    assert!(runtime.configure(proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (host.clone(), 0)));
+    runtime
+}
+
+fn inflight(host: &MockHost) -> u64 {
+    counters::load(host, &format!("{KEY_PREFIX}a.inflight")).unwrap()
+}
+
+/// Ticks `n` times at the runtime's current pace, moving the clock by the period before each.
+fn tick(runtime: &Runtime<MockHost>, host: &MockHost, proxy: &RecordingProxy, n: usize) {
+    for _ in 0..n {
+        host.advance(runtime.pacing.get().pace.period_ms());
+        runtime.on_tick(proxy, ROOT);
+    }
+}
+
+fn retired(runtime: &Runtime<MockHost>) -> usize {
+    runtime.workers.borrow().retired.len()
+}
+
+#[test]
+fn a_configuration_that_does_not_parse_is_refused_and_leaves_no_worker() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime: Runtime<MockHost> = Runtime::default();
+    assert!(!runtime.configure(&proxy, ROOT, br#"{"paths": [], "bogus": 1}"#, |_| (host.clone(), 0)));
+    assert!(runtime.workers.borrow().current.is_none());
+    assert_eq!(runtime.on_request(&proxy, 10, &Path("/a")), Headers::Continue, "nothing to fence with");
+    assert_eq!(proxy.take(), vec![]);
+}
+
+#[test]
+fn a_configuration_starts_at_the_prompt_pace() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    configured(&host, &proxy);
+    assert_eq!(proxy.take(), vec![Call::TickPeriod(PROMPT_TICK_MS)]);
+}
+
+#[test]
+fn a_refused_request_gets_the_reply_of_its_path_and_the_stream_is_made_current_again() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = configured(&host, &proxy);
+    proxy.take();
+    assert_eq!(runtime.on_request(&proxy, 10, &Path("/a")), Headers::Continue);
+    assert_eq!(runtime.on_request(&proxy, 11, &Path("/a/x")), Headers::Stop, "waits");
+    assert_eq!(runtime.on_request(&proxy, 12, &Path("/a")), Headers::Stop, "the queue is full");
+    let refusal = Refusal { retry_after_s: "7".to_string(), path: "a".to_string() };
+    assert_eq!(proxy.take(), vec![Call::Refuse(12, refusal.clone()), Call::Acted(12)]);
+    assert_eq!(refusal.headers(), [("retry-after", "7"), ("x-pathfence-path", "a"), ("content-type", "text/plain")]);
+    // The slot freed goes to the waiter, resumed from the ending stream's callback.
+    runtime.on_stream_end(&proxy, 10);
+    assert_eq!(proxy.take(), vec![Call::Resume(11), Call::Acted(10)]);
+    assert_eq!(host.metric(A, Metric::Admitted), 2);
+}
+
+#[test]
+fn a_replaced_worker_refuses_its_waiters_and_stays_until_its_last_stream_ends() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = configured(&host, &proxy);
+    runtime.on_request(&proxy, 10, &Path("/a"));
+    runtime.on_request(&proxy, 11, &Path("/a"));
+    proxy.take();
+    assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (host.clone(), 0)));
+    let refusal = Refusal { retry_after_s: "7".to_string(), path: "a".to_string() };
+    assert_eq!(
+        proxy.take(),
+        vec![Call::Refuse(11, refusal), Call::Acted(ROOT), Call::TickPeriod(PROMPT_TICK_MS)],
+        "the new worker does not know the waiter"
+    );
+    assert_eq!(retired(&runtime), 1);
+    tick(&runtime, &host, &proxy, 3);
+    assert_eq!(retired(&runtime), 1, "stream 10 still holds a slot of the retired worker");
+    assert_eq!(inflight(&host), 1);
+    runtime.on_stream_end(&proxy, 10);
+    tick(&runtime, &host, &proxy, 1);
+    assert_eq!(inflight(&host), 0, "the retired worker gave the slot back");
+    assert_eq!(retired(&runtime), 0, "nothing left to do: it goes away");
+    assert_eq!(host.metric(A, Metric::Active), 0);
+}
+
+#[test]
+fn a_replaced_worker_stays_until_a_release_that_lost_its_race_has_gone_through() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = configured(&host, &proxy);
+    runtime.on_request(&proxy, 10, &Path("/a"));
+    assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (host.clone(), 0)));
+    runtime.on_stream_end(&proxy, 10);
+    host.store.fail_next_cas(crate::cas::MAX_CAS_TRIES);
+    tick(&runtime, &host, &proxy, 1);
+    assert_eq!(inflight(&host), 1, "giving the slot back lost every race");
+    assert_eq!(retired(&runtime), 1);
+    tick(&runtime, &host, &proxy, 1);
+    assert_eq!(inflight(&host), 0, "the next tick retried it");
+    assert_eq!(retired(&runtime), 0, "and the worker went away with nothing left");
+}
+
+#[test]
+fn a_stream_that_ends_while_the_workers_are_busy_is_released_on_the_next_tick() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = configured(&host, &proxy);
+    runtime.on_request(&proxy, 10, &Path("/a"));
+    {
+        let _busy = runtime.workers.borrow_mut();
+        runtime.on_stream_end(&proxy, 10);
+    }
+    assert_eq!(inflight(&host), 1, "not released while the workers were busy");
+    assert_eq!(runtime.ended_while_busy.borrow().as_slice(), &[10]);
+    tick(&runtime, &host, &proxy, 1);
+    assert_eq!(inflight(&host), 0, "no slot lost");
+    assert!(runtime.ended_while_busy.borrow().is_empty());
+    assert_eq!(runtime.on_request(&proxy, 11, &Path("/a")), Headers::Continue);
+}
+
+#[test]
+fn a_stream_ended_while_busy_is_released_when_the_filter_goes_away_before_a_tick() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = configured(&host, &proxy);
+    runtime.on_request(&proxy, 10, &Path("/a"));
+    {
+        let _busy = runtime.workers.borrow_mut();
+        runtime.on_stream_end(&proxy, 10);
+    }
+    drop(runtime);
+    assert_eq!(inflight(&host), 0);
+    assert_eq!(host.metric(A, Metric::Active), 0);
+}
+
+#[test]
+fn a_request_that_comes_while_the_workers_are_busy_goes_through_unfenced() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = configured(&host, &proxy);
+    let _busy = runtime.workers.borrow_mut();
+    assert_eq!(runtime.on_request(&proxy, 10, &Path("/a")), Headers::Continue);
+    assert_eq!(inflight(&host), 0);
+}
+
+#[test]
+fn under_the_faster_paces_the_metric_deltas_are_flushed_every_ten_milliseconds_of_ticking() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let batching = host.batching();
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (batching.clone(), 0)));
+    runtime.on_request(&proxy, 10, &Path("/a"));
+    assert_eq!((host.metric(A, Metric::Admitted), batching.unflushed(A, Metric::Admitted)), (0, 1));
+    let ticks = (FLUSH_EVERY_MS / PROMPT_TICK_MS) as usize;
+    tick(&runtime, &host, &proxy, ticks - 1);
+    assert_eq!(host.metric(A, Metric::Admitted), 0, "kept for fewer than {FLUSH_EVERY_MS} ms of ticks");
+    tick(&runtime, &host, &proxy, 1);
+    assert_eq!(host.metric(A, Metric::Admitted), 1);
+    runtime.on_request(&proxy, 11, &Path("/b"));
+    tick(&runtime, &host, &proxy, ticks - 1);
+    assert_eq!(host.metric(LOCAL, Metric::Admitted), 0, "the count starts over after a flush");
+}
+
+#[test]
+fn an_idle_tick_flushes_and_so_does_the_first_faster_one_after_it() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let batching = host.batching();
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (batching.clone(), 0)));
+    proxy.take();
+    // Nothing to do: the pace slows to idle after 100 ms, and the tick that slows down flushes.
+    let mut ticks = 0;
+    while !runtime.pacing.get().pace.is_idle() {
+        tick(&runtime, &host, &proxy, 1);
+        ticks += 1;
+        assert!(ticks < 1000, "never slowed down");
+    }
+    assert_eq!(proxy.take(), vec![Call::TickPeriod(IDLE_TICK_MS)]);
+    runtime.on_request(&proxy, 10, &Path("/b"));
+    tick(&runtime, &host, &proxy, 1);
+    assert_eq!(host.metric(LOCAL, Metric::Admitted), 1, "an idle tick flushes");
+    // A waiter brings the prompt pace back at once, and the first prompt tick flushes.
+    runtime.on_request(&proxy, 11, &Path("/a"));
+    runtime.on_request(&proxy, 12, &Path("/a"));
+    assert_eq!(proxy.take(), vec![Call::TickPeriod(PROMPT_TICK_MS)]);
+    assert_eq!(batching.unflushed(A, Metric::Queued), 1);
+    tick(&runtime, &host, &proxy, 1);
+    assert_eq!(host.metric(A, Metric::Queued), 1, "flushed on the first faster tick");
+}
+
+#[test]
+fn a_retired_worker_flushes_on_every_tick() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let first = host.batching();
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (first.clone(), 0)));
+    runtime.on_request(&proxy, 10, &Path("/a"));
+    let second = host.batching();
+    assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (second.clone(), 0)));
+    assert_eq!(host.metric(A, Metric::Admitted), 1, "flushed as it was retired");
+    assert_eq!(runtime.on_request(&proxy, 11, &Path("/a")), Headers::Stop, "waits for the retired worker's slot");
+    // A delta the retired worker makes (standing in for any), kept like every other.
+    first.add(A, Metric::Paused, 1);
+    tick(&runtime, &host, &proxy, 1);
+    assert_eq!(host.metric(A, Metric::Paused), 1, "the retired worker flushed on the first tick");
+    assert_eq!(
+        (host.metric(A, Metric::Queued), second.unflushed(A, Metric::Queued)),
+        (0, 1),
+        "the current worker waits for {FLUSH_EVERY_MS} ms of ticks"
+    );
+}
