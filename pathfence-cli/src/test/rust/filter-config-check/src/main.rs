@@ -53,7 +53,7 @@ fn main() -> ExitCode {
     for line in requests.lines().filter(|l| !l.trim().is_empty()) {
         let (method, path) = line.trim().split_once(' ').unwrap_or(("GET", line.trim()));
         let request = Request { method: method.to_string(), path: path.to_string() };
-        let name = config.reservations.get(classify(&config, &request)).map_or("?", |r| r.name.as_str());
+        let name = config.reservation(classify(&config, &request)).map_or("?", |r| r.name.as_str());
         println!("{method} {path} -> {name}");
     }
     ExitCode::SUCCESS
