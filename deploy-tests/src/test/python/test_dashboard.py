@@ -108,7 +108,7 @@ class DashboardAgainstPrometheusTests(unittest.TestCase):
         for variable in self.dashboard["templating"]["list"]:
             if variable["type"] != "query":
                 continue
-            query = dashboard_queries.substitute(variable["query"]["query"],
+            query = dashboard_queries.substitute(variable["query"],
                                                  dashboard_queries.variable_values(self.dashboard, RATE_INTERVAL))
             # label_values(METRIC{SELECTOR}, LABEL) is Grafana's: Prometheus's label values with a match.
             metric, label = query[len("label_values("):-1].rsplit(",", 1)
@@ -147,3 +147,24 @@ class DashboardAgainstPrometheusTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DashboardShapeTests(unittest.TestCase):
+    """What Grafana's import needs, without a Prometheus: the data source as a variable, the filters, unique ids."""
+
+    def setUp(self):
+        self.dashboard = dashboard_queries.load(DASHBOARD)
+
+    def test_the_data_source_is_a_variable_every_query_uses(self):
+        variables = {variable["name"]: variable for variable in self.dashboard["templating"]["list"]}
+        self.assertEqual("datasource", variables["datasource"]["type"])
+        self.assertEqual("prometheus", variables["datasource"]["query"])
+        for panel in dashboard_queries.panels(self.dashboard):
+            for target in panel["targets"]:
+                self.assertEqual("${datasource}", target["datasource"]["uid"], panel["title"])
+        for name in ("job", "application", "instance", "path"):
+            self.assertTrue(variables[name]["query"].startswith("label_values("), name)
+
+    def test_panel_ids_are_unique(self):
+        ids = [panel["id"] for panel in self.dashboard["panels"]]
+        self.assertEqual(len(ids), len(set(ids)))
