@@ -13,4 +13,4 @@ if [ ! -x "$python" ]; then
 fi
 cd "$here/src/test/python"
 # -B: no __pycache__ folders among the sources.
-exec "$python" -B -m unittest -v test_filter_image test_manifests test_pause_agent_wrapping
+exec "$python" -B -m unittest -v test_filter_image test_manifests test_pause_agent_wrapping test_dashboard

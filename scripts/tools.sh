@@ -31,16 +31,19 @@ if ! cmp -s deploy-tests/requirements.txt .tools/deploy-venv/requirements.txt 2>
 fi
 
 # Debian packages of the deployment checks: docker-registry (the registry the filter's image goes through), skopeo
-# (pushes the image as the README says) and Go (downloads Istio's CRDs), unless the machine already has Go.
+# (pushes the image as the README says), prometheus (scrapes the demo for the dashboard's check) and Go (downloads
+# Istio's CRDs), unless the machine already has Go.
 missing=()
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v skopeo >/dev/null 2>&1 || missing+=(skopeo)
+command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
 command -v go >/dev/null 2>&1 || missing+=(golang-go)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "tools.sh: the deployment checks need ${missing[*]}: sudo apt-get install ${missing[*]} (they are skipped without)" >&2
   else
-    # docker-registry's package would start a registry on port 5000 for good: policy-rc.d tells the package scripts
+    # docker-registry's package would start a registry on port 5000 for good, prometheus's a server on 9090 and a
+    # node exporter: policy-rc.d tells the package scripts
     # not to start any service (only when the machine has none of its own, which is then left as it was).
     guard=""
     if [ ! -e /usr/sbin/policy-rc.d ]; then

@@ -65,8 +65,12 @@ public final class Plots {
 		Topology topology = settings.topology();
 		String shared = topology.sharedService().map(Service::name).orElse("shared");
 		List<Path> written = new ArrayList<>();
+		// One y range for every mode's response times, so that the modes compare at a
+		// glance.
+		double top = highest(results.stream().flatMap((result) -> result.points().values().stream()).toList());
 		for (ModeResult result : results) {
-			written.add(save(responseTimes(result, settings), folder.resolve("response-time-" + result.mode().id())));
+			written
+				.add(save(responseTimes(result, settings, top), folder.resolve("response-time-" + result.mode().id())));
 			if (result.sharedOccupancy() != null) {
 				written.add(
 						save(occupancy(result, settings), folder.resolve(shared + "-occupancy-" + result.mode().id())));
@@ -80,13 +84,34 @@ public final class Plots {
 		return written;
 	}
 
-	static XYChart responseTimes(ModeResult result, Settings settings) {
+	/**
+	 * Each request's response time per path, up to {@code top} ms (the same for every
+	 * mode of a run). Requests answered 503 are drawn apart, as crosses: they are
+	 * refusals given at once, and among the answers they would read as the path getting
+	 * faster while it is being turned away.
+	 */
+	static XYChart responseTimes(ModeResult result, Settings settings, double top) {
 		XYChart chart = chart(String.format("%s, %s: response time per path (%s trace, %s)", settings.topology().name(),
 				result.mode(), result.trace(), Faults.describe(settings)), "response time [ms] (log)");
 		chart.getStyler().setYAxisLogarithmic(true);
-		shadeStalls(chart, result.stalls(), highest(result.points().values()), settings);
+		chart.getStyler().setYAxisMin(1.0);
+		chart.getStyler().setYAxisMax(top);
+		shadeStalls(chart, result.stalls(), top, settings);
 		for (Map.Entry<String, List<PathRecord.Point>> path : result.points().entrySet()) {
-			scatter(chart, path.getKey(), path.getValue(), pathColour(settings.topology(), path.getKey()));
+			Color colour = pathColour(settings.topology(), path.getKey());
+			List<PathRecord.Point> rejected = path.getValue()
+				.stream()
+				.filter((point) -> point.outcome() == Outcome.REJECTED)
+				.toList();
+			List<PathRecord.Point> others = path.getValue()
+				.stream()
+				.filter((point) -> point.outcome() != Outcome.REJECTED)
+				.toList();
+			scatter(chart, path.getKey(), others, colour);
+			XYSeries refusals = scatter(chart, path.getKey() + ": 503 rejected", rejected, colour);
+			if (refusals != null) {
+				refusals.setMarker(SeriesMarkers.CROSS);
+			}
 		}
 		return chart;
 	}
@@ -212,9 +237,10 @@ public final class Plots {
 		return chart;
 	}
 
-	static void scatter(XYChart chart, String name, List<PathRecord.Point> points, Color colour) {
+	/** The points as a scatter series, or null (and no series) when there are none. */
+	static XYSeries scatter(XYChart chart, String name, List<PathRecord.Point> points, Color colour) {
 		if (points == null || points.isEmpty()) {
-			return;
+			return null;
 		}
 		double[] x = new double[points.size()];
 		double[] y = new double[points.size()];
@@ -226,6 +252,7 @@ public final class Plots {
 		series.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
 		series.setMarker(SeriesMarkers.CIRCLE);
 		series.setMarkerColor(colour);
+		return series;
 	}
 
 	public static XYSeries line(XYChart chart, String name, List<Double> x, List<Double> y, boolean dashed) {
