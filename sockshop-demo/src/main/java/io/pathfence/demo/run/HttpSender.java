@@ -7,8 +7,14 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.pathfence.demo.service.DemoHeaders;
+import io.pathfence.testsupport.load.Answer;
+import io.pathfence.testsupport.load.OpenLoopLoad;
+import io.pathfence.testsupport.load.Outcome;
+import io.pathfence.testsupport.load.Sender;
 
 /**
  * The load generator's blocking HTTP/1.1 request, made on a virtual thread of its own:
@@ -16,7 +22,7 @@ import io.pathfence.demo.service.DemoHeaders;
  * the call returned or threw. Connections are kept alive between requests (up to
  * {@code http.maxConnections}, which the runner raises).
  */
-final class HttpSender {
+final class HttpSender implements Sender {
 
 	private static final int CONNECT_TIMEOUT_MILLIS = 5000;
 
@@ -33,8 +39,31 @@ final class HttpSender {
 		this.requestTimeout = requestTimeout;
 	}
 
+	/**
+	 * Sends one request of the stream on a virtual thread of its own, so the load's clock
+	 * never waits for it.
+	 */
+	@Override
+	public CompletionStage<Answer> send(OpenLoopLoad.Stream stream) {
+		CompletableFuture<Answer> answer = new CompletableFuture<>();
+		Thread.ofVirtual()
+			.name("load-" + stream.path())
+			.start(() -> answer.complete(status(stream.method(), stream.uri(), stream.path())));
+		return answer;
+	}
+
+	@Override
+	public Duration requestTimeout() {
+		return this.requestTimeout;
+	}
+
 	/** Sends one request of the path and says what became of it. */
 	Outcome send(String method, URI uri, String path) {
+		return status(method, uri, path).outcome();
+	}
+
+	/** Sends one request of the path: its answer's status, or none. */
+	private Answer status(String method, URI uri, String path) {
 		HttpURLConnection connection = null;
 		try {
 			connection = (HttpURLConnection) uri.toURL().openConnection();
@@ -58,13 +87,13 @@ final class HttpSender {
 					in.transferTo(OutputStream.nullOutputStream());
 				}
 			}
-			return Outcome.ofStatus(status);
+			return Answer.ofStatus(status);
 		}
 		catch (IOException ex) {
 			if (connection != null) {
 				connection.disconnect();
 			}
-			return Outcome.CONNECTION_OR_TIMEOUT;
+			return Answer.NONE;
 		}
 	}
 
