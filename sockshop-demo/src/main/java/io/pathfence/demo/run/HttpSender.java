@@ -5,12 +5,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-import io.pathfence.demo.service.DemoHeaders;
+import io.pathfence.demo.service.DemoRequest;
 import io.pathfence.testsupport.load.Answer;
 import io.pathfence.testsupport.load.OpenLoopLoad;
 import io.pathfence.testsupport.load.Outcome;
@@ -23,8 +22,6 @@ import io.pathfence.testsupport.load.Sender;
  * {@code http.maxConnections}, which the runner raises).
  */
 final class HttpSender implements Sender {
-
-	private static final int CONNECT_TIMEOUT_MILLIS = 5000;
 
 	static {
 		// A burst must not end in a storm of new connections from the generator itself.
@@ -66,20 +63,7 @@ final class HttpSender implements Sender {
 	private Answer status(String method, URI uri, String path) {
 		HttpURLConnection connection = null;
 		try {
-			connection = (HttpURLConnection) uri.toURL().openConnection();
-			connection.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
-			connection.setReadTimeout((int) this.requestTimeout.toMillis());
-			connection.setRequestMethod(method);
-			connection.setRequestProperty(DemoHeaders.PATH, path);
-			if (!method.equals("GET")) {
-				byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
-				connection.setDoOutput(true);
-				connection.setFixedLengthStreamingMode(body.length);
-				connection.setRequestProperty("Content-Type", "application/json");
-				try (OutputStream out = connection.getOutputStream()) {
-					out.write(body);
-				}
-			}
+			connection = DemoRequest.send(uri, method, path, this.requestTimeout);
 			int status = connection.getResponseCode();
 			InputStream in = (status < 400) ? connection.getInputStream() : connection.getErrorStream();
 			if (in != null) {
