@@ -3,7 +3,7 @@ package io.pathfence.it;
 import java.net.URI;
 import java.util.Map;
 
-import io.pathfence.it.OpenLoopLoad.PathResult;
+import io.pathfence.testsupport.load.PathResult;
 import io.pathfence.testcontainers.PathFenceContainer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

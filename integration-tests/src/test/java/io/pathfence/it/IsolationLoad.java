@@ -4,8 +4,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 
-import io.pathfence.it.OpenLoopLoad.PathResult;
-import io.pathfence.it.OpenLoopLoad.Stream;
+import io.pathfence.testsupport.load.PathResult;
+import io.pathfence.testsupport.load.OpenLoopLoad.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -66,8 +66,8 @@ final class IsolationLoad {
 	/** The load alone, on paths already warm. */
 	static Map<String, PathResult> load(String label, URI base) {
 		Figures.print(label + ":");
-		return new OpenLoopLoad().run(DURATION, new Stream("orders", base.resolve("/orders"), ORDERS_RATE),
-				new Stream("user", base.resolve("/user"), USER_RATE));
+		return ScenarioLoad.run(DURATION, Stream.get("orders", base.resolve("/orders"), ORDERS_RATE),
+				Stream.get("user", base.resolve("/user"), USER_RATE));
 	}
 
 	static void assertIsolated(Map<String, PathResult> fenced, Map<String, PathResult> control) {

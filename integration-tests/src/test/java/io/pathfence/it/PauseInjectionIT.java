@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.pathfence.it.OpenLoopLoad.PathResult;
-import io.pathfence.it.OpenLoopLoad.Sample;
-import io.pathfence.it.OpenLoopLoad.Stream;
+import io.pathfence.testsupport.load.PathResult;
+import io.pathfence.testsupport.load.Sample;
+import io.pathfence.testsupport.load.OpenLoopLoad.Stream;
 import io.pathfence.testcontainers.DockerTestSupport;
 import io.pathfence.testcontainers.PathFenceContainer;
 import org.junit.jupiter.api.Test;
@@ -132,8 +132,8 @@ class PauseInjectionIT {
 	private static Map<String, PathResult> load(String label, PathFenceContainer envoy) throws Exception {
 		Topology.warmUp(Topology.uri(envoy, "/b"), 40);
 		Figures.print(label + ":");
-		return new OpenLoopLoad().run(LOAD, new Stream("a", Topology.uri(envoy, "/a"), RATE),
-				new Stream("b", Topology.uri(envoy, "/b"), RATE));
+		return ScenarioLoad.run(LOAD, Stream.get("a", Topology.uri(envoy, "/a"), RATE),
+				Stream.get("b", Topology.uri(envoy, "/b"), RATE));
 	}
 
 }

@@ -2,7 +2,7 @@ package io.pathfence.it;
 
 import java.util.Map;
 
-import io.pathfence.it.OpenLoopLoad.PathResult;
+import io.pathfence.testsupport.load.PathResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

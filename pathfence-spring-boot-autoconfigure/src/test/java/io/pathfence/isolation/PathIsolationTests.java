@@ -15,6 +15,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFigures;
+import io.pathfence.testsupport.load.JdkHttpSender;
+import io.pathfence.testsupport.load.OpenLoopLoad;
+import io.pathfence.testsupport.load.OpenLoopLoad.Stream;
+import io.pathfence.testsupport.load.PathResult;
+import io.pathfence.testsupport.load.PathResults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,25 +31,25 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PathIsolationTests {
 
-	private static final long STALL_MILLIS = 600;
+	private static final Duration STALL = Duration.ofMillis(600);
 
 	/**
 	 * The bound on path B's p99 that PathFence must keep and the unfenced service must
 	 * break: half the stall, so a B request that ever waited for a stalled A request's
 	 * thread breaks it.
 	 */
-	private static final double B_P99_BOUND_MILLIS = STALL_MILLIS / 2.0;
+	private static final Duration B_P99_BOUND = STALL.dividedBy(2);
 
 	/**
 	 * A queue-full rejection is a decision, not a wait: it must come back within this.
 	 */
-	private static final double QUEUE_FULL_P99_BOUND_MILLIS = 100;
+	private static final Duration QUEUE_FULL_P99_BOUND = Duration.ofMillis(100);
 
 	private static StallingDownstream downstream;
 
 	@BeforeAll
 	static void startDownstream() throws Exception {
-		downstream = new StallingDownstream(STALL_MILLIS);
+		downstream = new StallingDownstream(STALL.toMillis());
 	}
 
 	@AfterAll
@@ -54,7 +59,7 @@ class PathIsolationTests {
 
 	@Test
 	void stalledPathCannotTakeTheOtherPathsThreadsAndItsOverflowIsRejectedFast() throws Exception {
-		Map<String, OpenLoopLoad.Outcome> fenced;
+		Map<String, PathResult> fenced;
 		try (ConfigurableApplicationContext service = start(true)) {
 			fenced = load(service);
 			PathFence fence = service.getBean(PathFence.class);
@@ -67,36 +72,38 @@ class PathIsolationTests {
 				}
 			});
 		}
-		Map<String, OpenLoopLoad.Outcome> unfenced;
+		Map<String, PathResult> unfenced;
 		try (ConfigurableApplicationContext service = start(false)) {
 			unfenced = load(service);
 		}
 		System.out.printf("fenced:   A %s%n          B %s%n", fenced.get("a"), fenced.get("b"));
 		System.out.printf("unfenced: A %s%n          B %s%n", unfenced.get("a"), unfenced.get("b"));
 
-		OpenLoopLoad.Outcome b = fenced.get("b");
-		assertThat(b.errors).isZero();
-		assertThat(b.rejected.getTotalCount()).as("path B rejections").isZero();
-		assertThat(b.okMillisAt(99)).as("path B p99 with PathFence").isLessThan(B_P99_BOUND_MILLIS);
-		OpenLoopLoad.Outcome a = fenced.get("a");
-		assertThat(a.rejectedFor("queue-full")).as("path A overflow answered 503").isPositive();
-		assertThat(a.rejectedMillisAt("queue-full", 99)).as("p99 of path A's queue-full 503s")
-			.isLessThan(QUEUE_FULL_P99_BOUND_MILLIS);
-		assertThat(a.ok.getTotalCount()).as("path A still served on its reservation").isPositive();
-		assertThat(a.errors).isZero();
+		PathResult b = fenced.get("b");
+		assertThat(b.failed()).isZero();
+		assertThat(b.rejected()).as("path B rejections").isZero();
+		assertThat(b.okPercentile(99)).as("path B p99 with PathFence").isLessThan(B_P99_BOUND);
+		PathResult a = fenced.get("a");
+		assertThat(a.rejected("queue-full")).as("path A overflow answered 503").isPositive();
+		assertThat(a.rejectedPercentile("queue-full", 99)).as("p99 of path A's queue-full 503s")
+			.isLessThan(QUEUE_FULL_P99_BOUND);
+		assertThat(a.ok()).as("path A still served on its reservation").isPositive();
+		assertThat(a.failed()).isZero();
 
 		// The control: the same load on the same service without PathFence.
-		assertThat(unfenced.get("b").okMillisAt(99)).as("path B p99 without PathFence")
-			.isGreaterThan(B_P99_BOUND_MILLIS);
+		assertThat(unfenced.get("b").okPercentile(99)).as("path B p99 without PathFence").isGreaterThan(B_P99_BOUND);
 	}
 
-	private static Map<String, OpenLoopLoad.Outcome> load(ConfigurableApplicationContext service) throws Exception {
+	private static Map<String, PathResult> load(ConfigurableApplicationContext service) throws Exception {
 		String base = "http://127.0.0.1:" + service.getEnvironment().getProperty("local.server.port");
 		warmUp(base);
-		return OpenLoopLoad.run(
-				List.of(new OpenLoopLoad.Stream("a", URI.create(base + "/a"), 80),
-						new OpenLoopLoad.Stream("b", URI.create(base + "/b"), 40)),
-				Duration.ofSeconds(3), Duration.ofSeconds(15));
+		List<Stream> streams = List.of(Stream.get("a", URI.create(base + "/a"), 80),
+				Stream.get("b", URI.create(base + "/b"), 40));
+		PathResults results = new PathResults(streams);
+		try (JdkHttpSender sender = new JdkHttpSender(Duration.ofSeconds(5), Duration.ofSeconds(20))) {
+			new OpenLoopLoad(sender).run(streams, Duration.ofSeconds(3), 0, Duration.ofSeconds(15), results);
+		}
+		return results.byPath();
 	}
 
 	/**

@@ -1,12 +1,16 @@
 package io.pathfence.testcontainers;
 
 /**
- * The Envoy bootstrap a {@link PathFenceContainer} runs: one listener that routes
- * everything to one target cluster, optionally through the PathFence Wasm filter, and the
- * admin interface. Like Istio's inbound side, the route has no timeout and the cluster's
- * circuit breakers are opened wide, so only the filter limits requests.
+ * The Envoy bootstrap a {@link PathFenceContainer} runs, and the project's demo runs as a
+ * process on the host: one listener that routes everything to one target cluster,
+ * optionally through the PathFence Wasm filter, and the admin interface. Like Istio's
+ * inbound side, the route has no timeout and the cluster's circuit breakers are opened
+ * wide, so only the filter limits requests.
  */
-final class EnvoyBootstrap {
+public final class EnvoyBootstrap {
+
+	/** Where Envoy listens unless told otherwise: every interface, as in a container. */
+	static final String ANY_ADDRESS = "0.0.0.0";
 
 	private final int proxyPort;
 
@@ -22,12 +26,20 @@ final class EnvoyBootstrap {
 
 	private final String filterConfig;
 
-	EnvoyBootstrap(int proxyPort, int adminPort, String targetHost, int targetPort) {
-		this(proxyPort, adminPort, targetHost, targetPort, null, null, null);
+	private final String listenAddress;
+
+	/**
+	 * Envoy listening on {@code proxyPort} and its admin interface on {@code adminPort},
+	 * sending everything to {@code targetHost:targetPort} (a name Envoy resolves, or an
+	 * address).
+	 */
+	public EnvoyBootstrap(int proxyPort, int adminPort, String targetHost, int targetPort) {
+		this(proxyPort, adminPort, targetHost, targetPort, null, null, null, ANY_ADDRESS);
 	}
 
 	private EnvoyBootstrap(int proxyPort, int adminPort, String targetHost, int targetPort, String modulePath,
-			String vmId, String filterConfig) {
+			String vmId, String filterConfig, String listenAddress) {
+		this.listenAddress = listenAddress;
 		this.proxyPort = proxyPort;
 		this.adminPort = adminPort;
 		this.targetHost = targetHost;
@@ -41,12 +53,23 @@ final class EnvoyBootstrap {
 	 * The same bootstrap with the PathFence filter (module at {@code modulePath}) before
 	 * the router.
 	 */
-	EnvoyBootstrap withFilter(String modulePath, String vmId, String filterConfig) {
+	public EnvoyBootstrap withFilter(String modulePath, String vmId, String filterConfig) {
 		return new EnvoyBootstrap(this.proxyPort, this.adminPort, this.targetHost, this.targetPort, modulePath, vmId,
-				filterConfig);
+				filterConfig, this.listenAddress);
 	}
 
-	String toJson() {
+	/**
+	 * The same bootstrap with the listener and the admin interface bound to
+	 * {@code address} alone: {@code 127.0.0.1} for an Envoy run on the host, which must
+	 * not be reachable from elsewhere.
+	 */
+	public EnvoyBootstrap withListenAddress(String address) {
+		return new EnvoyBootstrap(this.proxyPort, this.adminPort, this.targetHost, this.targetPort, this.modulePath,
+				this.vmId, this.filterConfig, address);
+	}
+
+	/** The bootstrap as Envoy reads it ({@code -c}). */
+	public String toJson() {
 		StringBuilder filters = new StringBuilder();
 		if (this.modulePath != null) {
 			filters.append("""
@@ -62,10 +85,10 @@ final class EnvoyBootstrap {
 				{"name": "envoy.filters.http.router", "typed_config": {
 				  "@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}""");
 		return """
-				{"admin": {"address": {"socket_address": {"address": "0.0.0.0", "port_value": %d}}},
+				{"admin": {"address": {"socket_address": {"address": %s, "port_value": %d}}},
 				 "static_resources": {
 				  "listeners": [{"name": "inbound",
-				    "address": {"socket_address": {"address": "0.0.0.0", "port_value": %d}},
+				    "address": {"socket_address": {"address": %s, "port_value": %d}},
 				    "filter_chains": [{"filters": [{"name": "envoy.filters.network.http_connection_manager",
 				      "typed_config": {
 				        "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
@@ -80,7 +103,8 @@ final class EnvoyBootstrap {
 				    "load_assignment": {"cluster_name": "target", "endpoints": [{"lb_endpoints": [{"endpoint": {
 				      "address": {"socket_address": {"address": %s, "port_value": %d}}}}]}]}}]}}
 				"""
-			.formatted(this.adminPort, this.proxyPort, filters, quote(this.targetHost), this.targetPort);
+			.formatted(quote(this.listenAddress), this.adminPort, quote(this.listenAddress), this.proxyPort, filters,
+					quote(this.targetHost), this.targetPort);
 	}
 
 	/** A JSON string literal. */

@@ -53,6 +53,18 @@ public final class DockerTestSupport {
 		}
 	}
 
+	/**
+	 * The venv's Envoy binary, to run on this machine; fails (CI) or skips (elsewhere)
+	 * when there is none.
+	 */
+	static Path requireEnvoyBinary() {
+		Path binary = envoyBinary();
+		if (binary == null) {
+			missing("no Envoy binary under " + venv() + " (scripts/tools.sh installs it)");
+		}
+		return binary;
+	}
+
 	private static void missing(String reason) {
 		if ("true".equals(System.getenv("CI"))) {
 			Assertions.fail(reason + "; CI=true, so this is a failure, not a skip");

@@ -29,6 +29,25 @@ class EnvoyBootstrapTests {
 	}
 
 	@Test
+	void whenNoListenAddressIsGivenThenEnvoyListensOnEveryInterface() {
+		assertThat(new EnvoyBootstrap(10000, 9901, "orders", 8080).toJson())
+			.contains("\"address\": \"0.0.0.0\", \"port_value\": 9901")
+			.contains("\"address\": \"0.0.0.0\", \"port_value\": 10000");
+	}
+
+	@Test
+	void whenAListenAddressIsGivenThenTheListenerAndTheAdminInterfaceBindOnlyThere() {
+		String json = new EnvoyBootstrap(10000, 9901, "127.0.0.1", 8080).withListenAddress("127.0.0.1")
+			.withFilter("/tmp/pathfence.wasm", "shared", "{}")
+			.toJson();
+
+		assertThat(json).doesNotContain("0.0.0.0")
+			.contains("\"address\": \"127.0.0.1\", \"port_value\": 9901")
+			.contains("\"address\": \"127.0.0.1\", \"port_value\": 10000")
+			.contains("\"vm_id\": \"shared\"");
+	}
+
+	@Test
 	void whenControlCharactersAreQuotedThenTheyAreEscaped() {
 		assertThat(EnvoyBootstrap.quote("a\"b\\c\u0001")).isEqualTo("\"a\\\"b\\\\c\\u0001\"");
 	}

@@ -3,8 +3,6 @@ package io.pathfence.demo.grid;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -87,18 +85,12 @@ public final class GridCommand implements Callable<Integer> {
 	Path results;
 
 	public static CommandLine commandLine() {
-		CommandLine commandLine = new CommandLine(new GridCommand());
-		commandLine.setParameterExceptionHandler((ex, args) -> {
-			ex.getCommandLine().getErr().println(ex.getMessage() + " (see --help)");
-			return CommandLine.ExitCode.USAGE;
-		});
-		return commandLine;
+		return RunCommand.withOneLineUsageErrors(new GridCommand());
 	}
 
 	@Override
 	public Integer call() throws Exception {
-		GridPlan plan = plan(this.results
-			.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT))));
+		GridPlan plan = plan(RunCommand.datedFolder(this.results));
 		Files.createDirectories(plan.results());
 		System.out.printf("Grid: %s x %s x %s; about %.0f min; results in %s%n", plan.apps(), plan.traces(),
 				plan.columns(), plan.estimatedSeconds() / 60, plan.results());

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.pathfence.testsupport.load.Outcome;
+
 /**
  * A closed-loop load generator for the maximum throughput (the paper's Fig. 12): a fixed
  * number of users, each sending its next request as soon as the previous one is answered,

@@ -11,15 +11,21 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.pathfence.testcontainers.EnvoyBootstrap;
+
 /**
  * Envoy 1.40 with the PathFence filter in front of the shared service, for the
  * {@code envoy} mode: the language-neutral deployment, where the service runs without the
  * starter and the sidecar fences its paths. The filter's configuration
- * ({@link EnvoyFilterConfig}) mirrors the topology's fence.
+ * ({@link EnvoyFilterConfig}) mirrors the topology's fence; the bootstrap is the one
+ * pathfence-testcontainers writes for its container, bound to loopback.
  */
 final class EnvoySidecar implements AutoCloseable {
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+	/** The sidecar and the service it fences run on the host: loopback only. */
+	private static final String LOOPBACK = "127.0.0.1";
 
 	private final Process process;
 
@@ -125,48 +131,9 @@ final class EnvoySidecar implements AutoCloseable {
 	}
 
 	private static String bootstrap(int port, int adminPort, int servicePort, String filterConfig) {
-		return """
-				{"admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": %d}}},
-				 "static_resources": {
-				  "listeners": [{"name": "shared-inbound",
-				    "address": {"socket_address": {"address": "127.0.0.1", "port_value": %d}},
-				    "filter_chains": [{"filters": [{"name": "envoy.filters.network.http_connection_manager",
-				      "typed_config": {
-				        "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
-				        "stat_prefix": "shared_inbound",
-				        "route_config": {"virtual_hosts": [{"name": "shared", "domains": ["*"],
-				          "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "shared", "timeout": "0s"}}]}]},
-				        "http_filters": [
-				          {"name": "envoy.filters.http.wasm", "typed_config": {
-				            "@type": "type.googleapis.com/envoy.extensions.filters.http.wasm.v3.Wasm",
-				            "config": {"name": "pathfence", "root_id": "pathfence",
-				              "vm_config": {"vm_id": "pathfence-shared", "runtime": "envoy.wasm.runtime.v8",
-				                "code": {"local": {"filename": %s}}},
-				              "configuration": {"@type": "type.googleapis.com/google.protobuf.StringValue",
-				                "value": %s}}}},
-				          {"name": "envoy.filters.http.router", "typed_config": {
-				            "@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]}}]}]}],
-				  "clusters": [{"name": "shared", "type": "STATIC", "connect_timeout": "2s",
-				    "circuit_breakers": {"thresholds": [
-				      {"max_connections": 100000, "max_pending_requests": 100000, "max_requests": 100000}]},
-				    "load_assignment": {"cluster_name": "shared", "endpoints": [{"lb_endpoints": [{"endpoint": {
-				      "address": {"socket_address": {"address": "127.0.0.1", "port_value": %d}}}}]}]}}]}}
-				"""
-			.formatted(adminPort, port, jsonString(module().toAbsolutePath().toString()), jsonString(filterConfig),
-					servicePort);
-	}
-
-	private static String jsonString(String value) {
-		StringBuilder out = new StringBuilder("\"");
-		for (char c : value.toCharArray()) {
-			switch (c) {
-				case '"' -> out.append("\\\"");
-				case '\\' -> out.append("\\\\");
-				case '\n' -> out.append("\\n");
-				default -> out.append(c);
-			}
-		}
-		return out.append('"').toString();
+		return new EnvoyBootstrap(port, adminPort, LOOPBACK, servicePort).withListenAddress(LOOPBACK)
+			.withFilter(module().toAbsolutePath().toString(), "pathfence-shared", filterConfig)
+			.toJson();
 	}
 
 	@Override

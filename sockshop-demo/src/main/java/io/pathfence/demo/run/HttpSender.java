@@ -5,10 +5,15 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
-import io.pathfence.demo.service.DemoHeaders;
+import io.pathfence.demo.service.DemoRequest;
+import io.pathfence.testsupport.load.Answer;
+import io.pathfence.testsupport.load.OpenLoopLoad;
+import io.pathfence.testsupport.load.Outcome;
+import io.pathfence.testsupport.load.Sender;
 
 /**
  * The load generator's blocking HTTP/1.1 request, made on a virtual thread of its own:
@@ -16,9 +21,7 @@ import io.pathfence.demo.service.DemoHeaders;
  * the call returned or threw. Connections are kept alive between requests (up to
  * {@code http.maxConnections}, which the runner raises).
  */
-final class HttpSender {
-
-	private static final int CONNECT_TIMEOUT_MILLIS = 5000;
+final class HttpSender implements Sender {
 
 	static {
 		// A burst must not end in a storm of new connections from the generator itself.
@@ -33,24 +36,34 @@ final class HttpSender {
 		this.requestTimeout = requestTimeout;
 	}
 
+	/**
+	 * Sends one request of the stream on a virtual thread of its own, so the load's clock
+	 * never waits for it.
+	 */
+	@Override
+	public CompletionStage<Answer> send(OpenLoopLoad.Stream stream) {
+		CompletableFuture<Answer> answer = new CompletableFuture<>();
+		Thread.ofVirtual()
+			.name("load-" + stream.path())
+			.start(() -> answer.complete(status(stream.method(), stream.uri(), stream.path())));
+		return answer;
+	}
+
+	@Override
+	public Duration requestTimeout() {
+		return this.requestTimeout;
+	}
+
 	/** Sends one request of the path and says what became of it. */
 	Outcome send(String method, URI uri, String path) {
+		return status(method, uri, path).outcome();
+	}
+
+	/** Sends one request of the path: its answer's status, or none. */
+	private Answer status(String method, URI uri, String path) {
 		HttpURLConnection connection = null;
 		try {
-			connection = (HttpURLConnection) uri.toURL().openConnection();
-			connection.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
-			connection.setReadTimeout((int) this.requestTimeout.toMillis());
-			connection.setRequestMethod(method);
-			connection.setRequestProperty(DemoHeaders.PATH, path);
-			if (!method.equals("GET")) {
-				byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
-				connection.setDoOutput(true);
-				connection.setFixedLengthStreamingMode(body.length);
-				connection.setRequestProperty("Content-Type", "application/json");
-				try (OutputStream out = connection.getOutputStream()) {
-					out.write(body);
-				}
-			}
+			connection = DemoRequest.send(uri, method, path, this.requestTimeout);
 			int status = connection.getResponseCode();
 			InputStream in = (status < 400) ? connection.getInputStream() : connection.getErrorStream();
 			if (in != null) {
@@ -58,13 +71,13 @@ final class HttpSender {
 					in.transferTo(OutputStream.nullOutputStream());
 				}
 			}
-			return Outcome.ofStatus(status);
+			return Answer.ofStatus(status);
 		}
 		catch (IOException ex) {
 			if (connection != null) {
 				connection.disconnect();
 			}
-			return Outcome.CONNECTION_OR_TIMEOUT;
+			return Answer.NONE;
 		}
 	}
 

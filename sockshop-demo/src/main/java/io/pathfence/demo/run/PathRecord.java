@@ -7,6 +7,8 @@ import java.util.Map;
 
 import org.HdrHistogram.Histogram;
 
+import io.pathfence.testsupport.load.Outcome;
+
 /**
  * The requests of one path in one phase of one mode: the response-time histogram of every
  * request (answered, rejected or failed; each counted from its intended send time), the

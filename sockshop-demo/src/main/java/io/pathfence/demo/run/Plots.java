@@ -22,6 +22,7 @@ import io.pathfence.demo.service.WorkerPool;
 import io.pathfence.demo.topology.LoadStream;
 import io.pathfence.demo.topology.Service;
 import io.pathfence.demo.topology.Topology;
+import io.pathfence.testsupport.load.Outcome;
 
 /**
  * The run's PNG plots: each request's response time over time per path, and the requests

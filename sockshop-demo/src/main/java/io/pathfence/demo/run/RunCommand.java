@@ -117,7 +117,15 @@ public final class RunCommand implements Callable<Integer> {
 	 * not a stack trace.
 	 */
 	public static CommandLine commandLine() {
-		CommandLine commandLine = new CommandLine(new RunCommand());
+		return withOneLineUsageErrors(new RunCommand());
+	}
+
+	/**
+	 * A command line of the demo's jar ({@code run} or {@code grid}) whose bad option
+	 * gives one line on stderr and exit code 2.
+	 */
+	public static CommandLine withOneLineUsageErrors(Object command) {
+		CommandLine commandLine = new CommandLine(command);
 		commandLine.setParameterExceptionHandler((ex, args) -> {
 			ex.getCommandLine().getErr().println(ex.getMessage() + " (see --help)");
 			return CommandLine.ExitCode.USAGE;
@@ -125,12 +133,16 @@ public final class RunCommand implements Callable<Integer> {
 		return commandLine;
 	}
 
+	/** A run's own folder in {@code base}, named after the time it starts. */
+	public static Path datedFolder(Path base) {
+		return base.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+	}
+
 	@Override
 	public Integer call() throws Exception {
 		Topology topology = topology();
 		Path base = (this.results != null) ? this.results : Path.of("results", topology.name());
-		Path folder = base
-			.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+		Path folder = datedFolder(base);
 		Settings settings = settings(topology, folder);
 		Files.createDirectories(folder);
 		if (settings.externalFrontEnd() != null) {

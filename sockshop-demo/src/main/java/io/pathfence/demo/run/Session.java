@@ -17,6 +17,11 @@ import io.pathfence.demo.topology.LoadStream;
 import io.pathfence.demo.topology.MillibottleneckSource;
 import io.pathfence.demo.topology.Service;
 import io.pathfence.demo.topology.Topology;
+import io.pathfence.testsupport.load.Arrivals;
+import io.pathfence.testsupport.load.OpenLoopLoad;
+import io.pathfence.testsupport.load.OpenLoopLoad.Stream;
+import io.pathfence.testsupport.load.Outcome;
+import io.pathfence.testsupport.load.Recorder;
 
 /**
  * One application's services for a series of measurements: started once, switched from
@@ -90,10 +95,10 @@ public final class Session implements AutoCloseable {
 		if (this.settings.warmUp().isZero()) {
 			return;
 		}
-		OpenLoopLoad load = new OpenLoopLoad(this.settings.requestTimeout());
+		OpenLoopLoad load = load();
 		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " warm-up", this.settings.warmUp().toSeconds(),
 				() -> "sent " + load.sent())) {
-			load.run(streams(gateway, (t) -> 1), this.settings.warmUp(), SEED - 1, (path, at, micros, outcome) -> {
+			run(load, streams(gateway, (t) -> 1), this.settings.warmUp(), SEED - 1, (path, at, micros, answer) -> {
 			});
 		}
 	}
@@ -115,7 +120,7 @@ public final class Session implements AutoCloseable {
 		PathRecord overall = new PathRecord();
 		AtomicInteger rejected = new AtomicInteger();
 		AtomicInteger slow = new AtomicInteger();
-		OpenLoopLoad load = new OpenLoopLoad(s.requestTimeout());
+		OpenLoopLoad load = load();
 		long origin = System.nanoTime();
 		long measureStartEpochMillis = System.currentTimeMillis();
 		StallSwitch stallSwitch = stallSwitch(cluster);
@@ -143,7 +148,8 @@ public final class Session implements AutoCloseable {
 				() -> String.format("sent %d, in flight %d, 503 %d, >1s %d%s", load.sent(), load.inFlight(),
 						rejected.get(), slow.get(),
 						(stalls && faults.isStopped()) ? ", " + s.stalledService() + " STALLED" : ""))) {
-			load.run(streams(gateway, multiplier), length, SEED, (path, at, micros, outcome) -> {
+			run(load, streams(gateway, multiplier), length, SEED, (path, at, micros, answer) -> {
+				Outcome outcome = answer.outcome();
 				if (at < faultFreeSeconds) {
 					faultFreeRecords.get(path).record(at, micros, outcome);
 				}
@@ -191,7 +197,7 @@ public final class Session implements AutoCloseable {
 	 * Every path's stream into the gateway, the bursting ones at their base rate times
 	 * {@code multiplier} (of seconds since the run began).
 	 */
-	private List<OpenLoopLoad.Stream> streams(String gateway, DoubleUnaryOperator multiplier) {
+	private List<Stream> streams(String gateway, DoubleUnaryOperator multiplier) {
 		return streams(gateway, (stream) -> stream.bursts() ? multiplier : (t) -> 1, Trace.HIGHEST_MULTIPLIER);
 	}
 
@@ -199,14 +205,14 @@ public final class Session implements AutoCloseable {
 	 * Every path's stream into the gateway at its base rate times its own multiplier,
 	 * which never exceeds {@code highest}.
 	 */
-	private List<OpenLoopLoad.Stream> streams(String gateway,
+	private List<Stream> streams(String gateway,
 			java.util.function.Function<LoadStream, DoubleUnaryOperator> multiplierOf, double highest) {
-		List<OpenLoopLoad.Stream> streams = new ArrayList<>();
+		List<Stream> streams = new ArrayList<>();
 		for (LoadStream stream : this.topology.load()) {
 			double base = this.settings.rate(stream.path());
 			DoubleUnaryOperator multiplier = multiplierOf.apply(stream);
-			streams.add(new OpenLoopLoad.Stream(stream.path(), stream.method(), URI.create(gateway + stream.route()),
-					(t) -> base * multiplier.applyAsDouble(t), base * highest));
+			streams.add(new Stream(stream.path(), stream.method(), URI.create(gateway + stream.route()),
+					Arrivals.poisson((t) -> base * multiplier.applyAsDouble(t), base * highest)));
 		}
 		return streams;
 	}
@@ -247,12 +253,12 @@ public final class Session implements AutoCloseable {
 				// The mix is over.
 			}
 		});
-		OpenLoopLoad load = new OpenLoopLoad(this.settings.requestTimeout());
+		OpenLoopLoad load = load();
 		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " path mix", seconds,
 				() -> String.format("sent %d, in flight %d", load.sent(), load.inFlight()))) {
-			load.run(streams(gateway(), (stream) -> (t) -> mix.multiplier(stream.path(), t), PathMix.PEAK),
+			run(load, streams(gateway(), (stream) -> (t) -> mix.multiplier(stream.path(), t), PathMix.PEAK),
 					java.time.Duration.ofMillis((long) (PathMix.LENGTH_SECONDS * 1000)), SEED + 13,
-					(path, at, micros, outcome) -> {
+					(path, at, micros, answer) -> {
 						int bin = Math.min(seconds - 1, (int) at);
 						synchronized (sums) {
 							sums[bin] += micros / 1000.0;
@@ -288,6 +294,24 @@ public final class Session implements AutoCloseable {
 				ramp.plus(measured).toSeconds(), () -> "")) {
 			return load.run(requests, users, ramp, measured, SEED + 29);
 		}
+	}
+
+	/**
+	 * A load through the demo's own sender. Only {@code --front-end} points it at an
+	 * application elsewhere; otherwise it keeps to loopback.
+	 */
+	private OpenLoopLoad load() {
+		OpenLoopLoad load = new OpenLoopLoad(new HttpSender(this.settings.requestTimeout()));
+		return (this.settings.externalFrontEnd() != null) ? load.allowingRemoteTargets() : load;
+	}
+
+	/**
+	 * Runs the load, then waits for the answers still out for as long as a request may
+	 * take and a little more.
+	 */
+	private void run(OpenLoopLoad load, List<Stream> streams, Duration length, long seed, Recorder recorder)
+			throws InterruptedException {
+		load.run(streams, length, seed, this.settings.requestTimeout().plusSeconds(3), recorder);
 	}
 
 	private Map<String, PathRecord> records() {

@@ -2,7 +2,6 @@ package io.pathfence.demo.service;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -26,12 +25,6 @@ import org.springframework.http.ResponseEntity;
  */
 public final class Downstream {
 
-	/**
-	 * Long enough to ride out a dropped SYN (retransmitted after 1 s, then 3 s), as a
-	 * default client does.
-	 */
-	private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
-
 	private final URI base;
 
 	private final Duration answerTimeout;
@@ -48,22 +41,7 @@ public final class Downstream {
 	public ResponseEntity<String> send(String method, String path, String executionPath) {
 		HttpURLConnection connection = null;
 		try {
-			connection = (HttpURLConnection) this.base.resolve(path).toURL().openConnection();
-			connection.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
-			connection.setReadTimeout((int) this.answerTimeout.toMillis());
-			connection.setRequestMethod(method);
-			if (executionPath != null) {
-				connection.setRequestProperty(DemoHeaders.PATH, executionPath);
-			}
-			if (!method.equals("GET")) {
-				byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
-				connection.setDoOutput(true);
-				connection.setFixedLengthStreamingMode(body.length);
-				connection.setRequestProperty("Content-Type", "application/json");
-				try (OutputStream out = connection.getOutputStream()) {
-					out.write(body);
-				}
-			}
+			connection = DemoRequest.send(this.base.resolve(path), method, executionPath, this.answerTimeout);
 			int status = connection.getResponseCode();
 			// The body is read to its end so that the connection can be kept alive.
 			InputStream in = (status < 400) ? connection.getInputStream() : connection.getErrorStream();
@@ -76,7 +54,9 @@ public final class Downstream {
 			return ResponseEntity.status(status).body(body);
 		}
 		catch (SocketTimeoutException ex) {
-			connection.disconnect();
+			if (connection != null) {
+				connection.disconnect();
+			}
 			return ResponseEntity.status(HttpStatus.GATEWAY_TIMEOUT).body("timeout calling " + this.base);
 		}
 		catch (IOException ex) {

@@ -10,6 +10,7 @@ import org.knowm.xchart.XYSeries;
 
 import io.pathfence.demo.topology.Topologies;
 import io.pathfence.demo.topology.Topology;
+import io.pathfence.testsupport.load.Outcome;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

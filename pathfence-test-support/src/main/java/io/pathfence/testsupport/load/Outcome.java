@@ -1,14 +1,14 @@
-package io.pathfence.demo.run;
+package io.pathfence.testsupport.load;
 
 /**
- * What became of one request, as the user sees it.
+ * What became of one request, as its user sees it.
  */
-enum Outcome {
+public enum Outcome {
 
 	/** Answered 2xx. */
 	OK,
 
-	/** Answered 503: refused at once (PathFence's queue full or wait timed out). */
+	/** Answered 503: refused at once (a fence's queue full or its wait timed out). */
 	REJECTED,
 
 	/**
@@ -20,7 +20,8 @@ enum Outcome {
 	/** Any other answer. */
 	OTHER_ERROR;
 
-	static Outcome ofStatus(int status) {
+	/** The outcome of an answer with this status. */
+	public static Outcome ofStatus(int status) {
 		if (status >= 200 && status < 300) {
 			return OK;
 		}
