@@ -249,16 +249,16 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 	/**
 	 * The filter's stats by full name, read from the admin interface now: the path (and a
 	 * refusal's reason) in Istio's tag form ahead of the name Prometheus shows, such as
-	 * {@code wasmcustom.path=.=orders;.;pathfence_path_active}. Each worker adds its deltas
-	 * on its tick, so a value may trail by a few milliseconds.
+	 * {@code wasmcustom.path=.=orders;.;pathfence_path_active}. Each worker adds its
+	 * deltas on its tick, so a value may trail by a few milliseconds.
 	 */
 	public Map<String, Long> getPathFenceStats() {
 		return getStats("^wasmcustom\\.path=");
 	}
 
 	/**
-	 * One stat of one path now, summed over its tags; 0 when Envoy has not reported it yet.
-	 * {@code stat} is the starter's meter name without {@code pathfence.path.}:
+	 * One stat of one path now, summed over its tags; 0 when Envoy has not reported it
+	 * yet. {@code stat} is the starter's meter name without {@code pathfence.path.}:
 	 * {@code active}, {@code queued}, {@code granted}, {@code rejected} (both reasons),
 	 * {@code rejected.queue-full}, {@code rejected.timeout}, or the filter's own
 	 * {@code paused}.
@@ -280,8 +280,9 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 	}
 
 	/**
-	 * Envoy's {@code /stats/prometheus} now: the filter's stats under the starter's names,
-	 * with {@code path} and {@code reason} as labels ({@code pathfence_path_active{path="orders"}}).
+	 * Envoy's {@code /stats/prometheus} now: the filter's stats under the starter's
+	 * names, with {@code path} and {@code reason} as labels
+	 * ({@code pathfence_path_active{path="orders"}}).
 	 */
 	public String getPrometheusStats() {
 		return admin("/stats/prometheus");
