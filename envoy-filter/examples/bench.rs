@@ -379,7 +379,7 @@ fn compare(rounds: usize, setup: &Setup, measure: &dyn Fn(&Round, usize) -> [Mea
         }
         // The filter reports its counters on its next tick, at most 100 ms away once it idles.
         thread::sleep(Duration::from_millis(150));
-        admitted += envoys.envoy(Variant::Fence).stats("pathfence.catalog.admitted").values().sum::<i64>();
+        admitted += envoys.envoy(Variant::Fence).stats(&stat_filter("catalog", "granted")).values().sum::<i64>();
     }
     (runs, admitted)
 }

@@ -59,9 +59,9 @@ fn run(bin: &Path, upstream: u16, module: &Path, paths: usize, seconds: u64) -> 
     thread::sleep(Duration::from_millis(300));
     let waiter = thread::spawn(move || get(port, "/p0/wait", HOLD).map(|r| r.status));
     let waiting = eventually(Duration::from_secs(5), || {
-        envoy.stats("pathfence.p0.queued").get("wasmcustom.pathfence.p0.queued") == Some(&1)
+        envoy.stats(&stat_filter("p0", "queued")).get(&stat("p0", "queued")) == Some(&1)
     });
-    assert!(waiting, "no request of p0 waits: {:?}", envoy.stats("pathfence.p0."));
+    assert!(waiting, "no request of p0 waits: {:?}", envoy.stats("pathfence"));
     let mut client = Client::connect(port).unwrap();
     for _ in 0..20 {
         assert_eq!(client.get("/p1/x").unwrap(), 200);

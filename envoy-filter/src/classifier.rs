@@ -26,8 +26,7 @@ pub trait RequestView {
 /// The first configured path the request matches, or the local path.
 pub fn classify(config: &Config, request: &dyn RequestView) -> PathIndex {
     let full = request.path().unwrap_or_default();
-    let end = full.iter().position(|b| *b == b'?' || *b == b'#').unwrap_or(full.len());
-    let path = Value::new(full.get(..end).unwrap_or_default());
+    let path = Value::new(url_path(&full));
     // Read only when a matcher asks for it: every header read is a hostcall.
     let mut method: Option<Option<Vec<u8>>> = None;
     config
@@ -36,6 +35,12 @@ pub fn classify(config: &Config, request: &dyn RequestView) -> PathIndex {
         .position(|m| matches(m, &path, &mut method, request))
         .map(PathIndex)
         .unwrap_or_else(|| config.local())
+}
+
+/// A `:path` without its query string (or fragment): what paths are matched on.
+pub fn url_path(full: &[u8]) -> &[u8] {
+    let end = full.iter().position(|b| *b == b'?' || *b == b'#').unwrap_or(full.len());
+    full.get(..end).unwrap_or_default()
 }
 
 /// A header value, and its text for regexes, made once when the first regex asks for it.

@@ -10,7 +10,7 @@ use crate::per_path::{OfPath, PathIndex};
 use matchers::matcher;
 pub use matchers::{HeaderMatch, Matcher, PathMatch, ValueMatch};
 use objects::Object;
-use raw::{default_max_queue, default_queue_timeout_ms};
+use raw::{default_local_max_queue, default_queue_timeout_ms};
 pub use raw::{RawConfig, RawHeaderMatch, RawLocal, RawMatch, RawPath, RawPause};
 
 mod matchers;
@@ -259,7 +259,7 @@ fn local(raw: &RawLocal, pause: Option<&RawPause>) -> Result<(Reservation, Vec<&
             unused.push("local.queue_timeout_ms");
         }
     }
-    let max_queue = raw.max_queue.unwrap_or_else(default_max_queue);
+    let max_queue = raw.max_queue.unwrap_or_else(default_local_max_queue);
     let queue_timeout_ms = raw.queue_timeout_ms.unwrap_or_else(default_queue_timeout_ms);
     if queue_timeout_ms == 0 && max_queue > 0 && (raw.max_concurrency.is_some() || paused) {
         return Err(error("local.queue_timeout_ms", "must be at least 1 when max_queue is above 0"));
@@ -345,8 +345,8 @@ mod tests {
         assert_eq!(c.reservations[0].max_concurrency, Some(6));
         assert_eq!(c.reservations[0].max_queue, 8);
         assert_eq!(c.reservations[1].name, "local");
-        assert_eq!(c.reservations[1].max_queue, 16);
-        assert_eq!(c.reservations[1].queue_timeout_ms, 1000);
+        assert_eq!(c.reservations[1].max_queue, 100);
+        assert_eq!(c.reservations[1].queue_timeout_ms, 500);
         assert!(c.local_borrows);
         let p = c.pause.unwrap();
         assert_eq!((p.every_requests, p.duration_ms, p.paths), (100, 200, vec![PathIndex(0)]));
@@ -574,7 +574,14 @@ mod tests {
         }
         assert!(parse(r#"{"paths": [], "local": {"max_queue": 16, "queue_timeout_ms": 1000}}"#).is_ok());
         let c = parse(r#"{"paths": [], "local": {"max_concurrency": 1}}"#).unwrap();
-        assert_eq!((c.reservations[0].max_queue, c.reservations[0].queue_timeout_ms), (16, 1000));
+        assert_eq!((c.reservations[0].max_queue, c.reservations[0].queue_timeout_ms), (100, 500));
+    }
+
+    #[test]
+    fn the_queue_bounds_left_out_are_the_starters_defaults() {
+        let c = parse(r#"{"paths": [{"name": "a", "max_concurrency": 1}], "local": {"max_concurrency": 1}}"#).unwrap();
+        let bounds: Vec<(u32, u64)> = c.reservations.iter().map(|r| (r.max_queue, r.queue_timeout_ms)).collect();
+        assert_eq!(bounds, vec![(50, 500), (100, 500)]);
     }
 
     #[test]

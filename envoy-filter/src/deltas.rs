@@ -61,13 +61,13 @@ mod tests {
         let mut deltas = Deltas::default();
         deltas.add(PathIndex(1), Metric::Active, 1);
         deltas.add(PathIndex(1), Metric::Active, 1);
-        deltas.add(PathIndex(1), Metric::Admitted, 2);
+        deltas.add(PathIndex(1), Metric::Granted, 2);
         deltas.add(PathIndex(0), Metric::Active, 5);
         assert_eq!(deltas.now(PathIndex(1), Metric::Active, -1), 1);
         assert_eq!(deltas.kept(PathIndex(1), Metric::Active), 0);
         assert_eq!(deltas.now(PathIndex(1), Metric::Active, -1), -1);
         assert_eq!(deltas.now(PathIndex(7), Metric::Queued, 3), 3, "nothing kept for that stat");
-        assert_eq!(deltas.take_all(), vec![(PathIndex(0), Metric::Active, 5), (PathIndex(1), Metric::Admitted, 2)]);
+        assert_eq!(deltas.take_all(), vec![(PathIndex(0), Metric::Active, 5), (PathIndex(1), Metric::Granted, 2)]);
         assert!(deltas.take_all().is_empty());
     }
 }

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::limiter::Reason;
 use crate::per_path::PathIndex;
 use crate::runtime::Refusal;
 
@@ -29,15 +30,16 @@ pub trait Clock {
     fn now_ms(&self) -> u64;
 }
 
-/// The per-path statistics, named `pathfence.<path>.<metric>` by the host.
+/// The per-path statistics: the starter's meters of the same names, which Prometheus shows with the path (and the
+/// reason of a refusal) as labels once Envoy extracts them as tags (see [`crate::stats`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Metric {
     /// Gauge: requests holding a slot of this reservation.
     Active,
     /// Gauge: requests of this path waiting for a slot.
     Queued,
-    /// Counter: requests of this path let through.
-    Admitted,
+    /// Counter: requests of this path let through (granted a slot, at once or after waiting).
+    Granted,
     /// Counter: requests refused because the wait queue was full.
     RejectedQueueFull,
     /// Counter: requests refused because their wait outlasted `queue_timeout_ms`.
@@ -51,7 +53,7 @@ impl Metric {
     pub const ALL: [Metric; 6] = [
         Metric::Active,
         Metric::Queued,
-        Metric::Admitted,
+        Metric::Granted,
         Metric::RejectedQueueFull,
         Metric::RejectedTimeout,
         Metric::Paused,
@@ -62,14 +64,24 @@ impl Metric {
         self as usize
     }
 
-    pub fn suffix(self) -> &'static str {
+    /// The name Prometheus shows, as the starter's meter is named there: counters end in `_total` like
+    /// Micrometer's, since Envoy prints a counter under its name as it is.
+    pub fn name(self) -> &'static str {
         match self {
-            Metric::Active => "active",
-            Metric::Queued => "queued",
-            Metric::Admitted => "admitted",
-            Metric::RejectedQueueFull => "rejected_queue_full",
-            Metric::RejectedTimeout => "rejected_timeout",
-            Metric::Paused => "paused",
+            Metric::Active => "pathfence_path_active",
+            Metric::Queued => "pathfence_path_queued",
+            Metric::Granted => "pathfence_path_granted_total",
+            Metric::RejectedQueueFull | Metric::RejectedTimeout => "pathfence_path_rejected_total",
+            Metric::Paused => "pathfence_path_paused_total",
+        }
+    }
+
+    /// The `reason` tag of a refusal's counter.
+    pub fn reason(self) -> Option<Reason> {
+        match self {
+            Metric::RejectedQueueFull => Some(Reason::QueueFull),
+            Metric::RejectedTimeout => Some(Reason::Timeout),
+            _ => None,
         }
     }
 

@@ -46,17 +46,40 @@ pub enum Decision {
     Continue,
     /// Hold the request; an [`Effect`] will resume or refuse it later.
     Wait,
-    /// Answer with a local 503 naming this reservation.
+    /// Answer with a local 503 naming this reservation and why.
     Reject {
         path: PathIndex,
+        reason: Reason,
     },
+}
+
+/// Why a request is refused: the `reason` of the refusal's body and of its counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// The path's queue on this worker was full (a hold by a pause counting as a place in it).
+    QueueFull,
+    /// The request waited, or was held, for the path's `queue_timeout_ms`.
+    Timeout,
+    /// The configuration changed while the request waited or was held: the new one's worker does not know it.
+    Reconfigured,
+}
+
+impl Reason {
+    /// The tag, as the starter writes it.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Reason::QueueFull => "queue-full",
+            Reason::Timeout => "timeout",
+            Reason::Reconfigured => "reconfigured",
+        }
+    }
 }
 
 /// Work for the host on a stream other than the current one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Resume { context: u32 },
-    Reject { context: u32, path: PathIndex },
+    Reject { context: u32, path: PathIndex, reason: Reason },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

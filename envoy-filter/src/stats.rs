@@ -20,10 +20,21 @@ pub struct StatIds {
     ids: HashMap<String, u32>,
 }
 
-/// The name under which Envoy shows a stat, after its `wasmcustom.` prefix.
+/// The name a stat is defined under (Envoy adds its `wasmcustom.` prefix): the path and the reason written in
+/// Istio's tag form, `path=.=<path>;.;`, ahead of the name Prometheus shows. An Envoy whose `stats_tags` extract
+/// them (the regexes of [`TAG_REGEXES`], which Istio writes for `extraStatTags: [path, reason]`) takes them out of
+/// the name as tags, so Prometheus reads `pathfence_path_rejected_total{path="a",reason="timeout"}`, as from the
+/// starter. Without them the stat is still there, its tags left in the name.
 pub fn stat_name(path: &str, metric: Metric) -> String {
-    format!("pathfence.{path}.{}", metric.suffix())
+    match metric.reason() {
+        Some(reason) => format!("path=.={path};.;reason=.={};.;{}", reason.tag(), metric.name()),
+        None => format!("path=.={path};.;{}", metric.name()),
+    }
 }
+
+/// The `stats_tags` that extract the path and the reason, as (tag name, regex): the first group is cut out of the
+/// name, the second is the tag's value. Path names are `[A-Za-z0-9_-]+`, so neither ends a value early.
+pub const TAG_REGEXES: [(&str, &str); 2] = [("path", r"(path=\.=(.*?);\.;)"), ("reason", r"(reason=\.=(.*?);\.;)")];
 
 impl StatIds {
     /// The ids of every reservation's stats, defining with `define` only the names not defined before. A
@@ -89,6 +100,44 @@ mod tests {
         // a, b, c and local: six stats each, defined once.
         assert_eq!(defined.len(), 4 * 6, "{defined:?}");
         assert_eq!(ids.defined(), 4 * 6);
+    }
+
+    /// What Envoy's tag extraction does with the recipe: each regex's first group is cut out of the name and its
+    /// second is the tag's value, leaving the name Prometheus shows.
+    fn extracted(name: &str) -> (String, Vec<(String, String)>) {
+        let mut name = name.to_string();
+        let mut tags = Vec::new();
+        for (tag, pattern) in TAG_REGEXES {
+            let regex = regex::Regex::new(pattern).unwrap();
+            if let Some(found) = regex.captures(&name) {
+                tags.push((tag.to_string(), found[2].to_string()));
+                name = name.replacen(&found[1], "", 1);
+            }
+        }
+        (name, tags)
+    }
+
+    #[test]
+    fn the_recipe_turns_each_stat_name_into_the_starters_name_and_its_tags() {
+        let tags = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        };
+        assert_eq!(
+            extracted(&stat_name("place-order", Metric::Active)),
+            ("pathfence_path_active".to_string(), tags(&[("path", "place-order")]))
+        );
+        assert_eq!(
+            extracted(&stat_name("a_b", Metric::Granted)),
+            ("pathfence_path_granted_total".to_string(), tags(&[("path", "a_b")]))
+        );
+        assert_eq!(
+            extracted(&stat_name("path", Metric::RejectedTimeout)),
+            ("pathfence_path_rejected_total".to_string(), tags(&[("path", "path"), ("reason", "timeout")]))
+        );
+        assert_eq!(
+            extracted(&stat_name("reason", Metric::RejectedQueueFull)),
+            ("pathfence_path_rejected_total".to_string(), tags(&[("path", "reason"), ("reason", "queue-full")]))
+        );
     }
 
     #[test]

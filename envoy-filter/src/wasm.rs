@@ -162,7 +162,7 @@ impl Proxy for EnvoyProxy {
         if hostcalls::set_effective_context(stream).is_err() {
             return Ok(());
         }
-        hostcalls::send_http_response(Refusal::STATUS, refusal.headers().to_vec(), Some(Refusal::BODY))
+        hostcalls::send_http_response(Refusal::STATUS, refusal.headers().to_vec(), Some(refusal.body().as_bytes()))
             .map_err(|status| host_error("send_http_response", status))
     }
 

@@ -114,25 +114,101 @@ fn a_stalled_path_cannot_take_the_threads_of_another_path() {
     // After the load every gauge drains back to zero, on both workers.
     let drained = eventually(Duration::from_secs(5), || {
         let s = envoy.stats("pathfence");
-        ["a", "b", "local"].iter().all(|p| {
-            s.get(&format!("wasmcustom.pathfence.{p}.active")) == Some(&0)
-                && s.get(&format!("wasmcustom.pathfence.{p}.queued")) == Some(&0)
-        })
+        ["a", "b", "local"]
+            .iter()
+            .all(|p| s.get(&stat(p, "active")) == Some(&0) && s.get(&stat(p, "queued")) == Some(&0))
     });
     let stats = envoy.stats("pathfence");
     assert!(drained, "gauges did not drain: {stats:?}");
-    let refused =
-        stats["wasmcustom.pathfence.a.rejected_queue_full"] + stats["wasmcustom.pathfence.a.rejected_timeout"];
+    let refused = stats[&stat("a", "rejected_queue_full")] + stats[&stat("a", "rejected_timeout")];
     assert_eq!(refused as usize, a_rejected.len());
-    assert_eq!(stats["wasmcustom.pathfence.b.admitted"] as usize, fenced.b.len());
+    assert_eq!(stats[&stat("b", "granted")] as usize, fenced.b.len());
     // Both workers took connections, so the limit held across threads, not within one.
     let workers = envoy.stats("downstream_cx_total");
     let busy = workers.iter().filter(|(k, v)| k.contains(".worker_") && **v > 0).count();
     assert_eq!(busy, 2, "expected both Envoy workers to serve: {workers:?}");
+    // Prometheus reads the starter's names, the path and the reason as labels (the bootstrap's stats_tags).
     let prometheus = envoy.prometheus();
-    let a_lines: Vec<&str> = prometheus.lines().filter(|l| l.contains("pathfence_a_") && !l.starts_with('#')).collect();
-    println!("/stats/prometheus: {a_lines:?}");
-    assert!(prometheus.contains("pathfence_a_active"), "no pathfence gauge in /stats/prometheus:\n{prometheus}");
+    let lines: Vec<&str> = prometheus.lines().filter(|l| l.contains("pathfence_")).collect();
+    println!("/stats/prometheus: {lines:#?}");
+    for (name, kind) in [
+        ("pathfence_path_active", "gauge"),
+        ("pathfence_path_queued", "gauge"),
+        ("pathfence_path_granted_total", "counter"),
+        ("pathfence_path_rejected_total", "counter"),
+        ("pathfence_path_paused_total", "counter"),
+    ] {
+        assert!(lines.contains(&format!("# TYPE {name} {kind}").as_str()), "no {kind} {name}: {lines:#?}");
+    }
+    let rejected = envoy.prometheus_samples("pathfence_path_rejected_total");
+    assert_eq!(
+        rejected.get(r#"path="a",reason="queue-full""#).copied().unwrap_or(-1)
+            + rejected.get(r#"path="a",reason="timeout""#).copied().unwrap_or(-1),
+        a_rejected.len() as i64,
+        "{rejected:?}"
+    );
+    let granted = envoy.prometheus_samples("pathfence_path_granted_total");
+    assert_eq!(granted.get(r#"path="b""#), Some(&(fenced.b.len() as i64)), "{granted:?}");
+    let active = envoy.prometheus_samples("pathfence_path_active");
+    assert_eq!(active.get(r#"path="a""#), Some(&0), "{active:?}");
+}
+
+/// One slot each: `a` refuses at once beyond it, `t` lets one wait for 100 ms. Two paths, since the queue is per
+/// worker: a second waiter of one path may land on the other worker's empty queue.
+const ONE_SLOT: &str = r#"{"paths": [
+    {"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 1, "max_queue": 0},
+    {"name": "t", "match": {"prefix": "/t"}, "max_concurrency": 1, "max_queue": 4, "queue_timeout_ms": 100}]}"#;
+
+/// The starter's rejection contract, from the real Envoy: `503`, `retry-after`, `x-pathfence-path`, and an
+/// `application/problem+json` body with the starter's fields, its `reason` (`queue-full`, `timeout`) and the request's
+/// URL path as `instance`; and each refusal counted under its reason in Prometheus.
+#[test]
+fn a_refusal_is_the_starters_problem_json_naming_the_path_and_the_reason() {
+    let Some(bin) = envoy_bin("a_refusal_is_the_starters_problem_json_naming_the_path_and_the_reason") else { return };
+    let _serial = exclusive();
+    let upstream = Upstream::start(None, |_| Duration::from_secs(2));
+    let envoy = Envoy::start(&bin, upstream.port, Some(ONE_SLOT)).unwrap();
+    let port = envoy.port;
+    // Each path's slot is taken by a request the upstream stalls; then a finds no place, and t's waiter times out.
+    let holders: Vec<_> = ["/a/held", "/t/held"]
+        .into_iter()
+        .map(|path| std::thread::spawn(move || get(port, path, Duration::from_secs(3))))
+        .collect();
+    let held = eventually(Duration::from_secs(2), || {
+        let s = envoy.stats("pathfence_path_active");
+        s.get(&stat("a", "active")) == Some(&1) && s.get(&stat("t", "active")) == Some(&1)
+    });
+    assert!(held, "{:?}", envoy.stats("pathfence"));
+    let full = get(port, "/a/full?y=2", Duration::from_secs(3)).unwrap();
+    let timed_out = get(port, "/t/waiting?x=1", Duration::from_secs(3)).unwrap();
+    let problem = |path: &str, reason: &str, detail: &str, instance: &str| {
+        serde_json::json!({"type": "about:blank", "title": "Service Unavailable", "status": 503, "detail": detail,
+            "instance": instance, "path": path, "reason": reason})
+    };
+    for (answer, path, expected) in [
+        (&full, "a", problem("a", "queue-full", "The queue of path 'a' is full.", "/a/full")),
+        (
+            &timed_out,
+            "t",
+            problem("t", "timeout", "The request waited longer than the queue timeout of path 't'.", "/t/waiting"),
+        ),
+    ] {
+        assert_eq!(answer.status, 503, "{}", answer.body);
+        assert_eq!(answer.header("retry-after"), Some("1"));
+        assert_eq!(answer.header("x-pathfence-path"), Some(path));
+        assert_eq!(answer.header("content-type"), Some("application/problem+json"));
+        let body: serde_json::Value = serde_json::from_str(&answer.body).expect("a JSON body");
+        assert_eq!(body, expected);
+    }
+    let counted = eventually(Duration::from_secs(2), || {
+        let rejected = envoy.prometheus_samples("pathfence_path_rejected_total");
+        rejected.get(r#"path="a",reason="queue-full""#) == Some(&1)
+            && rejected.get(r#"path="a",reason="timeout""#) == Some(&0)
+            && rejected.get(r#"path="t",reason="timeout""#) == Some(&1)
+            && rejected.get(r#"path="t",reason="queue-full""#) == Some(&0)
+    });
+    assert!(counted, "{:?}", envoy.prometheus_samples("pathfence_path_rejected_total"));
+    drop(holders);
 }
 
 /// FENCE plus path q: one slot and a long wait, so its clients give up while their requests are still queued.
@@ -160,9 +236,9 @@ fn a_slot_or_a_place_in_the_queue_is_released_when_the_client_disconnects() {
     std::thread::sleep(Duration::from_millis(200));
     let during = envoy.stats("pathfence.");
     let outcomes = load.join().unwrap();
-    assert_eq!(during.get("wasmcustom.pathfence.a.active"), Some(&4), "while the clients wait: {during:?}");
-    assert_eq!(during.get("wasmcustom.pathfence.q.active"), Some(&1), "while the clients wait: {during:?}");
-    assert_eq!(during.get("wasmcustom.pathfence.q.queued"), Some(&2), "while the clients wait: {during:?}");
+    assert_eq!(during.get(&stat("a", "active")), Some(&4), "while the clients wait: {during:?}");
+    assert_eq!(during.get(&stat("q", "active")), Some(&1), "while the clients wait: {during:?}");
+    assert_eq!(during.get(&stat("q", "queued")), Some(&2), "while the clients wait: {during:?}");
     let count = |prefix: &str, status: u16| {
         outcomes.iter().filter(|o| o.path.starts_with(prefix) && o.status == status).count()
     };
@@ -172,22 +248,19 @@ fn a_slot_or_a_place_in_the_queue_is_released_when_the_client_disconnects() {
     assert!(refused.iter().all(|o| o.retry_after.as_deref() == Some("1")), "{refused:?}");
     let drained = eventually(Duration::from_secs(2), || {
         let s = envoy.stats("pathfence.");
-        ["a", "q"].iter().all(|p| {
-            s.get(&format!("wasmcustom.pathfence.{p}.active")) == Some(&0)
-                && s.get(&format!("wasmcustom.pathfence.{p}.queued")) == Some(&0)
-        })
+        ["a", "q"].iter().all(|p| s.get(&stat(p, "active")) == Some(&0) && s.get(&stat(p, "queued")) == Some(&0))
     });
     let after = envoy.stats("pathfence.");
     assert!(drained, "slots or queue places were not released on disconnect (upstream still stalls): {after:?}");
-    assert_eq!(after["wasmcustom.pathfence.q.rejected_timeout"], 0, "q's waiters left; they were not refused");
+    assert_eq!(after[&stat("q", "rejected_timeout")], 0, "q's waiters left; they were not refused");
     // The slots are usable again: fresh requests are admitted (and stall upstream), not refused or queued.
     for path in ["/a/again", "/q/again"] {
         let r = get(envoy.port, path, Duration::from_millis(200));
         assert!(r.is_err(), "{path} should be admitted and stall upstream, not be refused: {:?}", r.map(|r| r.status));
     }
     let later = envoy.stats("pathfence.");
-    assert_eq!(later["wasmcustom.pathfence.a.admitted"], after["wasmcustom.pathfence.a.admitted"] + 1);
-    assert_eq!(later["wasmcustom.pathfence.q.admitted"], after["wasmcustom.pathfence.q.admitted"] + 1);
+    assert_eq!(later[&stat("a", "granted")], after[&stat("a", "granted")] + 1);
+    assert_eq!(later[&stat("q", "granted")], after[&stat("q", "granted")] + 1);
 }
 
 #[test]
@@ -240,7 +313,7 @@ fn an_injected_pause_shows_up_as_the_configured_stall() {
         ms("/a", 0.9),
         ms("/b", 0.9),
         ms("/b", 1.0),
-        stats["wasmcustom.pathfence.a.paused"]
+        stats[&stat("a", "paused")]
     );
     assert!(outcomes.iter().all(|o| o.status == 200));
     // The longest wait on a is one pause: at least most of it, and not much more.
@@ -255,8 +328,8 @@ fn an_injected_pause_shows_up_as_the_configured_stall() {
     let stalled = |p: &str| ms(p, 0.9) >= 150.0;
     assert!(stalled("/a"), "a's p90 {:.1} ms shows no pause", ms("/a", 0.9));
     assert!(!stalled("/b"), "b was stalled too: p90 {:.1} ms", ms("/b", 0.9));
-    assert!(stats["wasmcustom.pathfence.a.paused"] >= 10);
-    assert_eq!(stats["wasmcustom.pathfence.b.paused"], 0);
+    assert!(stats[&stat("a", "paused")] >= 10);
+    assert_eq!(stats[&stat("b", "paused")], 0);
 }
 
 const BEFORE_THE_CHANGE: &str =
@@ -293,7 +366,7 @@ fn a_new_configuration_takes_over_and_the_old_one_leaves_no_slot_behind() {
     let after = open_loop(envoy.port, &burst, Duration::from_secs(2));
     assert_eq!((count(&after, 200), count(&after, 503)), (2, 1), "{after:?}");
     let drained = eventually(Duration::from_secs(2), || {
-        envoy.stats("pathfence.a.active").get("wasmcustom.pathfence.a.active") == Some(&0)
+        envoy.stats(&stat_filter("a", "active")).get(&stat("a", "active")) == Some(&0)
     });
     assert!(drained, "{:?}", envoy.stats("pathfence."));
     assert!(!envoy.log_text().contains("panic"), "{}", envoy.log_text());
@@ -340,7 +413,7 @@ fn configurations_pushed_again_and_again_define_each_stat_once() {
     println!("stats defined on the VM, as each worker was configured: {defined:?}");
     // a, b, c and local, six stats each, however often they were configured.
     assert!(defined.iter().all(|n| *n <= 4 * 6), "{defined:?}");
-    let shown = envoy.stats("wasmcustom.pathfence.");
+    let shown = envoy.stats("wasmcustom.path=");
     assert_eq!(shown.len(), 4 * 6, "{shown:?}");
     assert!(shown.values().all(|v| *v >= 0), "a stat below zero: {shown:?}");
     assert!(!envoy.log_text().contains("panic"), "{}", envoy.log_text());
@@ -375,11 +448,11 @@ fn active_never_reads_above_the_limit_under_overload() {
             })
         })
         .collect();
-    let key = "wasmcustom.pathfence.a.active";
+    let key = stat("a", "active");
     let deadline = std::time::Instant::now() + Duration::from_secs(3);
     let mut readings = Vec::new();
     while std::time::Instant::now() < deadline {
-        readings.extend(envoy.stats("pathfence.a.active").get(key).copied());
+        readings.extend(envoy.stats(&stat_filter("a", "active")).get(&key).copied());
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let answers = clients.into_iter().map(|c| c.join().unwrap()).fold([0, 0], |a, b| [a[0] + b[0], a[1] + b[1]]);

@@ -5,11 +5,16 @@ use serde::Deserialize;
 
 use super::objects::{object, objects, optional_object};
 
+// The starter's defaults (`max-queue` 50 for a path and 100 for local, `queue-timeout` 500 ms), so that a path
+// moved from one fence to the other keeps its bounds; the queue here is per Envoy worker thread.
 pub(super) fn default_max_queue() -> u32 {
-    16
+    50
+}
+pub(super) fn default_local_max_queue() -> u32 {
+    100
 }
 pub(super) fn default_queue_timeout_ms() -> u64 {
-    1000
+    500
 }
 fn default_retry_after_s() -> u32 {
     1
@@ -77,9 +82,9 @@ pub struct RawHeaderMatch {
 pub struct RawLocal {
     /// `None` leaves local requests unbounded, so they never wait.
     pub max_concurrency: Option<u32>,
-    /// `None` when not given, so that a queue bound on an unbounded reservation can be refused; 16 otherwise.
+    /// `None` when not given, so that a queue bound on an unbounded reservation can be refused; 100 otherwise.
     pub max_queue: Option<u32>,
-    /// `None` when not given, for the same reason; 1000 otherwise.
+    /// `None` when not given, for the same reason; 500 otherwise.
     pub queue_timeout_ms: Option<u64>,
     /// Whether a local request may take a free slot of another path when the local reservation is full.
     #[serde(default = "default_true")]

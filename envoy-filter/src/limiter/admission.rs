@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Decision, Effect, Permit, Request, State, Worker};
+use super::{Decision, Effect, Permit, Reason, Request, State, Worker};
 use crate::host::{Host, Metric};
 use crate::per_path::{OfPath, PathIndex, PerPath};
 use crate::waiting::{self, Waiters};
@@ -16,7 +16,7 @@ impl<H: Host> Worker<H> {
         });
         match found.map(|i| effects.remove(i)) {
             Some(Effect::Resume { .. }) => Decision::Continue,
-            Some(Effect::Reject { path, .. }) => Decision::Reject { path },
+            Some(Effect::Reject { path, reason, .. }) => Decision::Reject { path, reason },
             None => Decision::Wait,
         }
     }
@@ -45,7 +45,7 @@ impl<H: Host> Worker<H> {
         let max_queue = self.config.reservation(path).map_or(0, |r| r.max_queue);
         if self.backlog(path) >= max_queue as usize {
             self.host.add(path, Metric::RejectedQueueFull, 1);
-            return Decision::Reject { path };
+            return Decision::Reject { path, reason: Reason::QueueFull };
         }
         // The clock is read only here and for pauses: it is a hostcall, and most requests never wait.
         let since_ms = since_ms.unwrap_or_else(|| self.now());
@@ -63,7 +63,7 @@ impl<H: Host> Worker<H> {
 
     pub(super) fn admit(&mut self, context: u32, path: PathIndex, permit: Permit) {
         self.requests.insert(context, Request { path, state: State::Admitted(permit) });
-        self.host.add(path, Metric::Admitted, 1);
+        self.host.add(path, Metric::Granted, 1);
         if !permit.counted {
             self.host.add(permit.path, Metric::Active, 1);
         }
@@ -122,7 +122,7 @@ impl<H: Host> Worker<H> {
             self.requests.remove(&context);
             self.host.add(path, Metric::Queued, -1);
             self.host.add(path, Metric::RejectedTimeout, 1);
-            effects.push(Effect::Reject { context, path });
+            effects.push(Effect::Reject { context, path, reason: Reason::Timeout });
         }
     }
 

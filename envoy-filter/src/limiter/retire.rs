@@ -2,7 +2,7 @@
 
 use log::warn;
 
-use super::{Effect, Worker};
+use super::{Effect, Reason, Worker};
 use crate::host::{Host, Metric};
 use crate::per_path::{OfPath, PathIndex, PerPath};
 
@@ -13,7 +13,7 @@ impl<H: Host> Worker<H> {
     pub fn retire(&mut self, effects: &mut Vec<Effect>) {
         for context in std::mem::take(&mut self.held) {
             if let Some(request) = self.requests.remove(&context) {
-                effects.push(Effect::Reject { context, path: request.path });
+                effects.push(Effect::Reject { context, path: request.path, reason: Reason::Reconfigured });
             }
         }
         for path in PathIndex::all(self.queues.len()) {
@@ -24,7 +24,7 @@ impl<H: Host> Worker<H> {
             for context in waiting {
                 self.requests.remove(&context);
                 self.host.add(path, Metric::Queued, -1);
-                effects.push(Effect::Reject { context, path });
+                effects.push(Effect::Reject { context, path, reason: Reason::Reconfigured });
             }
             self.unpublished.put(path, true);
             self.busy.insert(path);

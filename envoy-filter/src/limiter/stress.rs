@@ -160,7 +160,7 @@ impl Run {
                 self.streams.insert(context, (w, class, Phase::Pending));
                 self.waiting_since.insert(context, (self.elapsed_ms, self.clock_steps));
             }
-            Decision::Reject { path } => assert_eq!(path, PathIndex(class)),
+            Decision::Reject { path, .. } => assert_eq!(path, PathIndex(class)),
         }
         self.settle(w, fx);
     }

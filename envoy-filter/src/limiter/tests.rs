@@ -71,7 +71,7 @@ fn a_slot_freed_on_the_same_worker_goes_to_its_first_waiter_at_once() {
     assert_eq!(fx, vec![Effect::Resume { context: 3 }]);
     assert_eq!(inflight(&host, "a"), 2);
     assert_eq!(host.metric(A, Metric::Queued), 1);
-    assert_eq!(host.metric(A, Metric::Admitted), 3);
+    assert_eq!(host.metric(A, Metric::Granted), 3);
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn a_full_queue_refuses_at_once() {
     for c in 1..=4 {
         w.on_request(c, A, &mut fx);
     }
-    assert_eq!(w.on_request(5, A, &mut fx), Decision::Reject { path: A });
+    assert_eq!(w.on_request(5, A, &mut fx), Decision::Reject { path: A, reason: Reason::QueueFull });
     assert_eq!(host.metric(A, Metric::RejectedQueueFull), 1);
     assert_eq!(w.tracked(), 4);
 }
@@ -126,7 +126,7 @@ fn a_wait_longer_than_the_timeout_is_refused_by_the_tick() {
     assert!(fx.is_empty());
     host.advance(1);
     w.on_tick(&mut fx);
-    assert_eq!(fx, vec![Effect::Reject { context: 3, path: A }]);
+    assert_eq!(fx, vec![Effect::Reject { context: 3, path: A, reason: Reason::Timeout }]);
     assert_eq!(host.metric(A, Metric::RejectedTimeout), 1);
     assert_eq!(host.metric(A, Metric::Queued), 0);
     // The refusal ends the stream; that must not release a slot it never had.
@@ -313,7 +313,7 @@ fn a_spare_slot_is_reused_without_touching_shared_data() {
     w.on_request(1, A, &mut fx);
     w.on_stream_end(1, &mut fx);
     reuse_a_spare(&host, &mut w, 2, A);
-    assert_eq!(host.metric(A, Metric::Admitted), 2);
+    assert_eq!(host.metric(A, Metric::Granted), 2);
     // The spare is still in the shared count, and so in `active`: the tick keeps it, since a request took it.
     assert_eq!(host.metric(A, Metric::Active), 1);
     w.on_tick(&mut fx);
@@ -376,7 +376,11 @@ fn spares_that_fill_the_path_go_back_on_the_tick_though_requests_took_them() {
     w1.on_stream_end(2, &mut fx);
     assert_eq!(w1.on_request(3, A, &mut fx), Decision::Continue);
     w1.on_stream_end(3, &mut fx);
-    assert_eq!(w2.on_request(10, A, &mut fx), Decision::Reject { path: A }, "w1's spare fills a");
+    assert_eq!(
+        w2.on_request(10, A, &mut fx),
+        Decision::Reject { path: A, reason: Reason::QueueFull },
+        "w1's spare fills a"
+    );
     w1.on_tick(&mut fx);
     assert_eq!(w1.idle_slots(A), 0, "taken since the last tick, but it filled the path");
     assert_eq!(w2.on_request(11, A, &mut fx), Decision::Continue);
@@ -503,7 +507,7 @@ fn a_pause_holds_at_most_max_queue_requests_and_for_at_most_the_queue_timeout() 
     assert_eq!(w.on_request(2, A, &mut fx), Decision::Wait);
     assert_eq!(w.on_request(3, A, &mut fx), Decision::Wait);
     // a's max_queue is 2: the third held request is refused like a full queue.
-    assert_eq!(w.on_request(4, A, &mut fx), Decision::Reject { path: A });
+    assert_eq!(w.on_request(4, A, &mut fx), Decision::Reject { path: A, reason: Reason::QueueFull });
     assert_eq!(host.metric(A, Metric::RejectedQueueFull), 1);
     host.advance(99);
     w.on_tick(&mut fx);
@@ -511,7 +515,13 @@ fn a_pause_holds_at_most_max_queue_requests_and_for_at_most_the_queue_timeout() 
     // a's queue_timeout_ms is 100, well inside the 500 ms pause.
     host.advance(1);
     w.on_tick(&mut fx);
-    assert_eq!(fx, vec![Effect::Reject { context: 2, path: A }, Effect::Reject { context: 3, path: A }]);
+    assert_eq!(
+        fx,
+        vec![
+            Effect::Reject { context: 2, path: A, reason: Reason::Timeout },
+            Effect::Reject { context: 3, path: A, reason: Reason::Timeout }
+        ]
+    );
     assert_eq!(host.metric(A, Metric::RejectedTimeout), 2);
     assert_eq!(w.tracked(), 1);
 }
@@ -611,7 +621,7 @@ fn a_worker_stalled_past_the_lease_puts_its_waiters_back_on_queued() {
     assert_eq!(host.metric(A, Metric::Queued), 0, "the reclaim took the waiter off queued");
     // It comes back: its waiter counts again, then times out and leaves, and queued ends where it should.
     stalled.on_tick(&mut fx);
-    assert_eq!(fx, vec![Effect::Reject { context: 3, path: A }]);
+    assert_eq!(fx, vec![Effect::Reject { context: 3, path: A, reason: Reason::Timeout }]);
     assert_eq!(host.metric(A, Metric::Queued), 0, "queued went below zero");
     assert_eq!(stalled.queued(A), 0);
 }
@@ -737,7 +747,7 @@ fn a_wall_clock_step_back_keeps_no_request_waiting_past_its_timeout() {
         host.advance(2);
         w.on_tick(&mut fx);
     }
-    assert_eq!(fx, vec![Effect::Reject { context: 3, path: A }], "a's timeout is 100 ms");
+    assert_eq!(fx, vec![Effect::Reject { context: 3, path: A, reason: Reason::Timeout }], "a's timeout is 100 ms");
 }
 
 /// Ends `n` requests of path b on `w`, `burst` of them every `gap_ms` of the mock clock, ticking every 2 ms.
@@ -905,7 +915,7 @@ fn a_retired_worker_refuses_its_waiters_and_still_releases_its_admitted_requests
     // 13 starts a pause and waits for a slot of b; 14 is held by the pause.
     assert_eq!((w.queued(A), w.queued(B)), (1, 1));
     w.retire(&mut fx);
-    let refused = |context, path| Effect::Reject { context, path };
+    let refused = |context, path| Effect::Reject { context, path, reason: Reason::Reconfigured };
     assert_eq!(fx, vec![refused(14, B), refused(3, A), refused(13, B)]);
     assert_eq!(host.metric(A, Metric::Queued), 0);
     fx.clear();

@@ -6,7 +6,7 @@ use log::warn;
 
 use super::Gate;
 use crate::host::{Host, Metric};
-use crate::limiter::{Decision, Effect, Request, State, Worker};
+use crate::limiter::{Decision, Effect, Reason, Request, State, Worker};
 use crate::per_path::PathIndex;
 
 impl<H: Host> Worker<H> {
@@ -23,7 +23,7 @@ impl<H: Host> Worker<H> {
         }
         if self.backlog(path) >= self.config.reservation(path).map_or(0, |r| r.max_queue as usize) {
             self.host.add(path, Metric::RejectedQueueFull, 1);
-            return Decision::Reject { path };
+            return Decision::Reject { path, reason: Reason::QueueFull };
         }
         // Behind requests held earlier, even if the pause is over: the tick (at most 2 ms away, since requests are
         // held) lets them through in order. Letting them through here could refuse one of them from inside this
@@ -60,7 +60,7 @@ impl<H: Host> Worker<H> {
             let since_ms = self.since_of(request.state);
             match self.admit_or_queue(context, request.path, Some(since_ms), effects) {
                 Decision::Continue => effects.push(Effect::Resume { context }),
-                Decision::Reject { path } => effects.push(Effect::Reject { context, path }),
+                Decision::Reject { path, reason } => effects.push(Effect::Reject { context, path, reason }),
                 Decision::Wait => {}
             }
         }
@@ -85,7 +85,7 @@ impl<H: Host> Worker<H> {
             self.held.retain(|c| *c != context);
             if let Some(request) = self.requests.remove(&context) {
                 self.host.add(request.path, Metric::RejectedTimeout, 1);
-                effects.push(Effect::Reject { context, path: request.path });
+                effects.push(Effect::Reject { context, path: request.path, reason: Reason::Timeout });
             }
         }
     }

@@ -3,25 +3,52 @@
 use log::warn;
 
 use crate::host::{Host, Proxy};
-use crate::limiter::{Effect, Worker};
+use crate::limiter::{Effect, Reason, Worker};
 
-/// The local reply that refuses a request: the rejection contract every binding sends as it is.
+/// The local reply that refuses a request: the rejection contract every binding sends as it is, the starter's
+/// (a `503` with `retry-after`, `x-pathfence-path` and an RFC 9457 problem body naming the path and the reason), so
+/// that a client handles a refusal the same way whichever of the two fences its service.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
     /// `retry-after`, in seconds.
     pub retry_after_s: String,
     /// The reservation that refused it, in `x-pathfence-path`.
     pub path: String,
+    pub reason: Reason,
+    /// The request's URL path without its query, the body's `instance`; empty when it was not kept.
+    pub instance: String,
 }
 
 impl Refusal {
     pub const STATUS: u32 = 503;
-    pub const BODY: &'static [u8] = b"pathfence: path is over its limit\n";
+    pub const CONTENT_TYPE: &'static str = "application/problem+json";
 
     /// The reply's headers, in the order they are sent.
     pub fn headers(&self) -> [(&'static str, &str); 3] {
-        [("retry-after", &self.retry_after_s), ("x-pathfence-path", &self.path), ("content-type", "text/plain")]
+        [("retry-after", &self.retry_after_s), ("x-pathfence-path", &self.path), ("content-type", Self::CONTENT_TYPE)]
     }
+
+    /// The problem body, with the starter's fields and wording.
+    pub fn body(&self) -> String {
+        let path = &self.path;
+        let detail = match self.reason {
+            Reason::QueueFull => format!("The queue of path '{path}' is full."),
+            Reason::Timeout => format!("The request waited longer than the queue timeout of path '{path}'."),
+            Reason::Reconfigured => format!("The configuration of path '{path}' changed while the request waited."),
+        };
+        format!(
+            r#"{{"type":"about:blank","title":"Service Unavailable","status":503,"detail":{},"instance":{},"path":{},"reason":"{}"}}"#,
+            quote(&detail),
+            quote(&self.instance),
+            quote(path),
+            self.reason.tag()
+        )
+    }
+}
+
+/// A JSON string; the path name is `[A-Za-z0-9_-]+`, but the instance is whatever the client sent.
+fn quote(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_string())
 }
 
 /// An effect made ready to carry out without the worker: a refusal carries its reply, taken from the configuration
@@ -38,12 +65,17 @@ pub fn prepare<H: Host>(worker: &Worker<H>, effects: Vec<Effect>) -> Vec<Act> {
         .into_iter()
         .map(|effect| match effect {
             Effect::Resume { context } => Act::Resume { stream: context },
-            Effect::Reject { context, path } => {
+            Effect::Reject { context, path, reason } => {
                 let config = worker.config();
                 let name = config.name(path).to_string();
                 Act::Refuse {
                     stream: context,
-                    refusal: Refusal { retry_after_s: config.retry_after_s.to_string(), path: name },
+                    refusal: Refusal {
+                        retry_after_s: config.retry_after_s.to_string(),
+                        path: name,
+                        reason,
+                        instance: String::new(),
+                    },
                 }
             }
         })

@@ -8,11 +8,12 @@
 //! going away with its filter gives back.
 
 use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use log::{error, info, warn};
 
-use crate::classifier::{classify, RequestView};
+use crate::classifier::{classify, url_path, RequestView};
 use crate::config::Config;
 use crate::host::{Host, Proxy};
 use crate::limiter::{Decision, Effect, Watch, Worker};
@@ -53,6 +54,9 @@ pub struct Runtime<H: Host> {
     /// letting go); the next tick releases them, so no slot is lost.
     ended_while_busy: RefCell<Vec<u32>>,
     pacing: Cell<Pacing>,
+    /// The URL paths (a refusal's `instance`) of the streams held, by stream, until they are resumed, refused or
+    /// end: a stream refused later, on a tick, can no longer have its headers read. Only held streams are kept.
+    instances: RefCell<HashMap<u32, String>>,
 }
 
 impl<H: Host> Default for Runtime<H> {
@@ -61,6 +65,7 @@ impl<H: Host> Default for Runtime<H> {
             workers: RefCell::new(Workers::default()),
             ended_while_busy: RefCell::new(Vec::new()),
             pacing: Cell::new(Pacing::default()),
+            instances: RefCell::new(HashMap::new()),
         }
     }
 }
@@ -108,7 +113,7 @@ impl<H: Host> Runtime<H> {
                 return false;
             }
         };
-        apply(proxy, acts, root);
+        self.apply(proxy, acts, root);
         self.pacing.set(Pacing::default());
         set_tick_period(proxy, Pace::default().period_ms())
     }
@@ -144,7 +149,7 @@ impl<H: Host> Runtime<H> {
                 self.pace(proxy, |pacing| pacing.after_tick(TickWork::Prompt));
             }
         }
-        apply(proxy, acts, root);
+        self.apply(proxy, acts, root);
     }
 
     /// The request headers of stream `stream` arrived: classified and decided by the current worker. A request
@@ -158,13 +163,17 @@ impl<H: Host> Runtime<H> {
                 let headers = match worker.on_request(stream, path, &mut effects) {
                     Decision::Continue => Headers::Continue,
                     Decision::Wait => Headers::Stop,
-                    Decision::Reject { path } => {
+                    Decision::Reject { path, reason } => {
                         // Sent after the worker is let go: the local reply may end the stream right away.
-                        effects.push(Effect::Reject { context: stream, path });
+                        effects.push(Effect::Reject { context: stream, path, reason });
                         Headers::Stop
                     }
                 };
                 acts = prepare(worker, effects);
+                if headers == Headers::Stop {
+                    // Read again only for a request held or refused, so that a request let through pays nothing.
+                    self.keep_instance(stream, request);
+                }
                 (headers, worker.tick_work())
             }),
             Err(_) => {
@@ -172,7 +181,7 @@ impl<H: Host> Runtime<H> {
                 None
             }
         };
-        apply(proxy, acts, stream);
+        self.apply(proxy, acts, stream);
         let (headers, work) = outcome.unwrap_or((Headers::Continue, TickWork::None));
         self.pace(proxy, |pacing| pacing.after_event(work));
         headers
@@ -182,6 +191,9 @@ impl<H: Host> Runtime<H> {
     /// workers are busy, the next tick does it.
     pub fn on_stream_end(&self, proxy: &dyn Proxy, stream: u32) {
         let mut acts = Vec::new();
+        if let Ok(mut instances) = self.instances.try_borrow_mut() {
+            instances.remove(&stream);
+        }
         let work = match self.workers.try_borrow_mut() {
             Ok(mut workers) => workers.end(stream, &mut acts),
             Err(_) => {
@@ -193,8 +205,38 @@ impl<H: Host> Runtime<H> {
                 TickWork::Prompt
             }
         };
-        apply(proxy, acts, stream);
+        self.apply(proxy, acts, stream);
         self.pace(proxy, |pacing| pacing.after_event(work));
+    }
+
+    fn keep_instance(&self, stream: u32, request: &dyn RequestView) {
+        let full = request.path().unwrap_or_default();
+        let instance = String::from_utf8_lossy(url_path(&full)).into_owned();
+        if let Ok(mut instances) = self.instances.try_borrow_mut() {
+            instances.insert(stream, instance);
+        }
+    }
+
+    /// Carries out `acts` (see [`acts::apply`]), each refusal with its stream's `instance`; a stream resumed or
+    /// refused is no longer held, so its `instance` is dropped.
+    fn apply(&self, proxy: &dyn Proxy, mut acts: Vec<Act>, current: u32) {
+        if let Ok(mut instances) = self.instances.try_borrow_mut() {
+            if !instances.is_empty() {
+                for act in &mut acts {
+                    match act {
+                        Act::Resume { stream } => {
+                            instances.remove(stream);
+                        }
+                        Act::Refuse { stream, refusal } => {
+                            if let Some(instance) = instances.remove(stream) {
+                                refusal.instance = instance;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        apply(proxy, acts, current);
     }
 
     /// Moves the pace by `step` and sets the thread's tick period if it changed.

@@ -7,7 +7,7 @@ use super::flush::FLUSH_EVERY_MS;
 use super::*;
 use crate::counters;
 use crate::host::{HostError, Metric, Metrics};
-use crate::limiter::KEY_PREFIX;
+use crate::limiter::{Reason, KEY_PREFIX};
 use crate::pace::{IDLE_TICK_MS, PROMPT_TICK_MS};
 use crate::per_path::PathIndex;
 use crate::testing::MockHost;
@@ -118,14 +118,55 @@ fn a_refused_request_gets_the_reply_of_its_path_and_the_stream_is_made_current_a
     proxy.take();
     assert_eq!(runtime.on_request(&proxy, 10, &Path("/a")), Headers::Continue);
     assert_eq!(runtime.on_request(&proxy, 11, &Path("/a/x")), Headers::Stop, "waits");
-    assert_eq!(runtime.on_request(&proxy, 12, &Path("/a")), Headers::Stop, "the queue is full");
-    let refusal = Refusal { retry_after_s: "7".to_string(), path: "a".to_string() };
+    assert_eq!(runtime.on_request(&proxy, 12, &Path("/a/b?c=\"d\"")), Headers::Stop, "the queue is full");
+    let refusal = refusal(Reason::QueueFull, "/a/b");
     assert_eq!(proxy.take(), vec![Call::Refuse(12, refusal.clone()), Call::Acted(12)]);
-    assert_eq!(refusal.headers(), [("retry-after", "7"), ("x-pathfence-path", "a"), ("content-type", "text/plain")]);
+    assert_eq!(
+        refusal.headers(),
+        [("retry-after", "7"), ("x-pathfence-path", "a"), ("content-type", "application/problem+json")]
+    );
     // The slot freed goes to the waiter, resumed from the ending stream's callback.
     runtime.on_stream_end(&proxy, 10);
     assert_eq!(proxy.take(), vec![Call::Resume(11), Call::Acted(10)]);
-    assert_eq!(host.metric(A, Metric::Admitted), 2);
+    assert_eq!(host.metric(A, Metric::Granted), 2);
+}
+
+fn refusal(reason: Reason, instance: &str) -> Refusal {
+    Refusal { retry_after_s: "7".to_string(), path: "a".to_string(), reason, instance: instance.to_string() }
+}
+
+#[test]
+fn a_refusal_has_the_starters_problem_body() {
+    let body = |reason, instance| serde_json::from_str::<serde_json::Value>(&refusal(reason, instance).body()).unwrap();
+    assert_eq!(
+        body(Reason::QueueFull, "/a/\"x\""),
+        serde_json::json!({"type": "about:blank", "title": "Service Unavailable", "status": 503,
+            "detail": "The queue of path 'a' is full.", "instance": "/a/\"x\"", "path": "a", "reason": "queue-full"})
+    );
+    assert_eq!(
+        body(Reason::Timeout, "/a"),
+        serde_json::json!({"type": "about:blank", "title": "Service Unavailable", "status": 503,
+            "detail": "The request waited longer than the queue timeout of path 'a'.", "instance": "/a", "path": "a",
+            "reason": "timeout"})
+    );
+}
+
+#[test]
+fn a_waiter_refused_on_a_tick_gets_the_url_path_it_was_held_with_and_no_other_stream_keeps_one() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = configured(&host, &proxy);
+    assert_eq!(runtime.on_request(&proxy, 10, &Path("/a/first")), Headers::Continue);
+    assert_eq!(runtime.on_request(&proxy, 11, &Path("/a/waiter?q=1")), Headers::Stop);
+    assert_eq!(runtime.instances.borrow().len(), 1, "only the held stream's path is kept");
+    proxy.take();
+    host.advance(500);
+    runtime.on_tick(&proxy, ROOT);
+    let refused: Vec<Call> = proxy.take().into_iter().filter(|c| matches!(c, Call::Refuse(..))).collect();
+    assert_eq!(refused, vec![Call::Refuse(11, refusal(Reason::Timeout, "/a/waiter"))]);
+    assert!(runtime.instances.borrow().is_empty(), "a refused stream's path is dropped");
+    runtime.on_stream_end(&proxy, 11);
+    runtime.on_stream_end(&proxy, 10);
+    assert!(runtime.instances.borrow().is_empty());
 }
 
 #[test]
@@ -136,10 +177,13 @@ fn a_replaced_worker_refuses_its_waiters_and_stays_until_its_last_stream_ends() 
     runtime.on_request(&proxy, 11, &Path("/a"));
     proxy.take();
     assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (host.clone(), 0)));
-    let refusal = Refusal { retry_after_s: "7".to_string(), path: "a".to_string() };
     assert_eq!(
         proxy.take(),
-        vec![Call::Refuse(11, refusal), Call::Acted(ROOT), Call::TickPeriod(PROMPT_TICK_MS)],
+        vec![
+            Call::Refuse(11, refusal(Reason::Reconfigured, "/a")),
+            Call::Acted(ROOT),
+            Call::TickPeriod(PROMPT_TICK_MS)
+        ],
         "the new worker does not know the waiter"
     );
     assert_eq!(retired(&runtime), 1);
@@ -216,15 +260,15 @@ fn under_the_faster_paces_the_metric_deltas_are_flushed_every_ten_milliseconds_o
     let runtime = Runtime::default();
     assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (batching.clone(), 0)));
     runtime.on_request(&proxy, 10, &Path("/a"));
-    assert_eq!((host.metric(A, Metric::Admitted), batching.unflushed(A, Metric::Admitted)), (0, 1));
+    assert_eq!((host.metric(A, Metric::Granted), batching.unflushed(A, Metric::Granted)), (0, 1));
     let ticks = (FLUSH_EVERY_MS / PROMPT_TICK_MS) as usize;
     tick(&runtime, &host, &proxy, ticks - 1);
-    assert_eq!(host.metric(A, Metric::Admitted), 0, "kept for fewer than {FLUSH_EVERY_MS} ms of ticks");
+    assert_eq!(host.metric(A, Metric::Granted), 0, "kept for fewer than {FLUSH_EVERY_MS} ms of ticks");
     tick(&runtime, &host, &proxy, 1);
-    assert_eq!(host.metric(A, Metric::Admitted), 1);
+    assert_eq!(host.metric(A, Metric::Granted), 1);
     runtime.on_request(&proxy, 11, &Path("/b"));
     tick(&runtime, &host, &proxy, ticks - 1);
-    assert_eq!(host.metric(LOCAL, Metric::Admitted), 0, "the count starts over after a flush");
+    assert_eq!(host.metric(LOCAL, Metric::Granted), 0, "the count starts over after a flush");
 }
 
 #[test]
@@ -244,7 +288,7 @@ fn an_idle_tick_flushes_and_so_does_the_first_faster_one_after_it() {
     assert_eq!(proxy.take(), vec![Call::TickPeriod(IDLE_TICK_MS)]);
     runtime.on_request(&proxy, 10, &Path("/b"));
     tick(&runtime, &host, &proxy, 1);
-    assert_eq!(host.metric(LOCAL, Metric::Admitted), 1, "an idle tick flushes");
+    assert_eq!(host.metric(LOCAL, Metric::Granted), 1, "an idle tick flushes");
     // A waiter brings the prompt pace back at once, and the first prompt tick flushes.
     runtime.on_request(&proxy, 11, &Path("/a"));
     runtime.on_request(&proxy, 12, &Path("/a"));
@@ -263,7 +307,7 @@ fn a_retired_worker_flushes_on_every_tick() {
     runtime.on_request(&proxy, 10, &Path("/a"));
     let second = host.batching();
     assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (second.clone(), 0)));
-    assert_eq!(host.metric(A, Metric::Admitted), 1, "flushed as it was retired");
+    assert_eq!(host.metric(A, Metric::Granted), 1, "flushed as it was retired");
     assert_eq!(runtime.on_request(&proxy, 11, &Path("/a")), Headers::Stop, "waits for the retired worker's slot");
     // A delta the retired worker makes (standing in for any), kept like every other.
     first.add(A, Metric::Paused, 1);

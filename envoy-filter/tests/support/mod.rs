@@ -155,10 +155,48 @@ fn cluster(upstream: u16) -> serde_json::Value {
     })
 }
 
+/// The recipe that turns the path and the reason in the filter's stat names into tags, so that `/stats/prometheus`
+/// shows `pathfence_path_active{path="a"}` as the starter's meters do: the regexes Istio writes for
+/// `extraStatTags: [path, reason]`, written out here rather than taken from the filter, so that a filter that names
+/// its stats otherwise fails the tests.
+pub fn stats_config() -> serde_json::Value {
+    serde_json::json!({"stats_tags": [
+        {"tag_name": "path", "regex": r"(path=\.=(.*?);\.;)"},
+        {"tag_name": "reason", "regex": r"(reason=\.=(.*?);\.;)"}
+    ]})
+}
+
+/// The name `/stats` shows for a stat of path `path`: `wasmcustom.`, the tags in Istio's form, and the name Prometheus
+/// shows (the starter's). `kind` is `active`, `queued`, `granted`, `paused`, `rejected_queue_full` or
+/// `rejected_timeout`.
+pub fn stat(path: &str, kind: &str) -> String {
+    let (reason, name) = match kind {
+        "active" => (None, "pathfence_path_active"),
+        "queued" => (None, "pathfence_path_queued"),
+        "granted" => (None, "pathfence_path_granted_total"),
+        "paused" => (None, "pathfence_path_paused_total"),
+        "rejected_queue_full" => (Some("queue-full"), "pathfence_path_rejected_total"),
+        "rejected_timeout" => (Some("timeout"), "pathfence_path_rejected_total"),
+        _ => panic!("no stat {kind}"),
+    };
+    match reason {
+        Some(reason) => format!("wasmcustom.path=.={path};.;reason=.={reason};.;{name}"),
+        None => format!("wasmcustom.path=.={path};.;{name}"),
+    }
+}
+
+/// A `/stats?filter=` regex that picks [`stat`]`(path, kind)` (among few others).
+pub fn stat_filter(path: &str, kind: &str) -> String {
+    let name = stat(path, kind);
+    let tail = name.rsplit(';').next().unwrap_or_default().to_string();
+    format!("path=.={path};.;.*{tail}")
+}
+
 /// The Envoy bootstrap: the listener and the cluster above, both static.
 pub fn bootstrap(port: u16, admin_port: u16, upstream: u16, filter: Option<(&Path, &str)>) -> String {
     serde_json::json!({
         "admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": admin_port}}},
+        "stats_config": stats_config(),
         "static_resources": {"listeners": [listener(port, filter)], "clusters": [cluster(upstream)]}
     })
     .to_string()
@@ -174,6 +212,7 @@ pub fn answering_bootstrap(port: u16, admin_port: u16, filter: Option<(&Path, &s
     });
     serde_json::json!({
         "admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": admin_port}}},
+        "stats_config": stats_config(),
         "static_resources": {"listeners": [listener]}
     })
     .to_string()
@@ -185,6 +224,7 @@ fn reloadable_bootstrap(admin_port: u16, upstream: u16, lds: &Path) -> String {
     serde_json::json!({
         "node": {"id": "pathfence-test", "cluster": "pathfence-test"},
         "admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": admin_port}}},
+        "stats_config": stats_config(),
         "dynamic_resources": {"lds_config": {
             "path_config_source": {
                 "path": lds.display().to_string(),
@@ -359,6 +399,17 @@ impl Envoy {
 
     pub fn prometheus(&self) -> String {
         get(self.admin_port, "/stats/prometheus", Duration::from_secs(5)).unwrap().body
+    }
+
+    /// The `/stats/prometheus` samples of metric `name` (`pathfence_path_active`), as labels -> value, the labels
+    /// as printed (`path="a",reason="timeout"`).
+    pub fn prometheus_samples(&self, name: &str) -> HashMap<String, i64> {
+        self.prometheus()
+            .lines()
+            .filter_map(|line| line.strip_prefix(name)?.strip_prefix('{'))
+            .filter_map(|rest| rest.split_once("} "))
+            .filter_map(|(labels, value)| Some((labels.to_string(), value.trim().parse::<f64>().ok()? as i64)))
+            .collect()
     }
 }
 

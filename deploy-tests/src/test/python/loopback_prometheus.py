@@ -23,13 +23,15 @@ def free_port():
 
 
 class LoopbackPrometheus:
-    """Scrapes `targets` (host:port) at `metrics_path` every second into a temporary folder; stopped, and its folder
-    removed, by close(). Prometheus cannot listen on a port the kernel picks, so one is picked just before."""
+    """Scrapes `targets` (host:port) at `metrics_path` every second into a temporary folder, and each of `more_jobs`
+    (job, metrics path, targets) alike; stopped, and its folder removed, by close(). Prometheus cannot listen on a
+    port the kernel picks, so one is picked just before."""
 
-    def __init__(self, targets, metrics_path, job, binary="prometheus"):
+    def __init__(self, targets, metrics_path, job, binary="prometheus", more_jobs=()):
         self.targets = targets
         self.metrics_path = metrics_path
         self.job = job
+        self.more_jobs = list(more_jobs)
         self.binary = binary
         self.url = None
         self._process = None
@@ -39,8 +41,9 @@ class LoopbackPrometheus:
         self._folder = Path(tempfile.mkdtemp(prefix="pathfence-prometheus-"))
         config = {
             "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
-            "scrape_configs": [{"job_name": self.job, "metrics_path": self.metrics_path,
-                                "static_configs": [{"targets": self.targets}]}],
+            "scrape_configs": [{"job_name": job, "metrics_path": path, "static_configs": [{"targets": targets}]}
+                               for job, path, targets in [(self.job, self.metrics_path, self.targets),
+                                                          *self.more_jobs]],
         }
         (self._folder / "prometheus.yml").write_text(json.dumps(config))
         address = f"127.0.0.1:{free_port()}"

@@ -87,9 +87,9 @@ class DisconnectReleaseIT {
 					+ " ms after the clients reset");
 			assertThat(Duration.ofNanos(idle - sent)).as("released before shipping answered any of them")
 				.isLessThan(UPSTREAM_STALL);
-			assertThat(envoy.getPathStat("shipping", "rejected_timeout")).as("no queued request waited out its timeout")
+			assertThat(envoy.getPathStat("shipping", "rejected.timeout")).as("no queued request waited out its timeout")
 				.isZero();
-			assertThat(envoy.getPathStat("shipping", "rejected_queue_full")).as("nothing refused").isZero();
+			assertThat(envoy.getPathStat("shipping", "rejected.queue-full")).as("nothing refused").isZero();
 		}
 	}
 

@@ -40,7 +40,7 @@ class EnvoyFilterIsolationIT {
 	}
 
 	private static long ordersRefused(PathFenceContainer envoy) {
-		return envoy.getPathStat("orders", "rejected_queue_full") + envoy.getPathStat("orders", "rejected_timeout");
+		return envoy.getPathStat("orders", "rejected.queue-full") + envoy.getPathStat("orders", "rejected.timeout");
 	}
 
 }

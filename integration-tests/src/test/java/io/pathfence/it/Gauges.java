@@ -27,7 +27,8 @@ final class Gauges {
 		return envoy.getPathFenceStats()
 			.entrySet()
 			.stream()
-			.filter((stat) -> stat.getKey().endsWith(".active") || stat.getKey().endsWith(".queued"))
+			.filter((stat) -> stat.getKey().endsWith(";pathfence_path_active")
+					|| stat.getKey().endsWith(";pathfence_path_queued"))
 			.collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
 	}
 

@@ -64,10 +64,10 @@ class InvalidFilterConfigIT {
 			// Each worker reports its counts on a 2 ms tick, so the count may trail the
 			// answer a little.
 			long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-			while (envoy.getPathStat("a", "admitted") != 1 && System.nanoTime() < deadline) {
+			while (envoy.getPathStat("a", "granted") != 1 && System.nanoTime() < deadline) {
 				Thread.sleep(20);
 			}
-			assertThat(envoy.getPathStat("a", "admitted")).as("the request went through the filter's path a")
+			assertThat(envoy.getPathStat("a", "granted")).as("the request went through the filter's path a")
 				.isEqualTo(1);
 		}
 	}

@@ -86,6 +86,7 @@ public final class EnvoyBootstrap {
 				  "@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}""");
 		return """
 				{"admin": {"address": {"socket_address": {"address": %s, "port_value": %d}}},
+				 "stats_config": %s,
 				 "static_resources": {
 				  "listeners": [{"name": "inbound",
 				    "address": {"socket_address": {"address": %s, "port_value": %d}},
@@ -103,9 +104,20 @@ public final class EnvoyBootstrap {
 				    "load_assignment": {"cluster_name": "target", "endpoints": [{"lb_endpoints": [{"endpoint": {
 				      "address": {"socket_address": {"address": %s, "port_value": %d}}}}]}]}}]}}
 				"""
-			.formatted(quote(this.listenAddress), this.adminPort, quote(this.listenAddress), this.proxyPort, filters,
-					quote(this.targetHost), this.targetPort);
+			.formatted(quote(this.listenAddress), this.adminPort, STATS_CONFIG, quote(this.listenAddress), this.proxyPort,
+					filters, quote(this.targetHost), this.targetPort);
 	}
+
+	/**
+	 * The recipe that makes Envoy take the path and the reason out of the filter's stat
+	 * names as tags, so that {@code /stats/prometheus} shows
+	 * {@code pathfence_path_rejected_total{path="a",reason="timeout"}} as the starter's
+	 * meters do: the regexes Istio writes for {@code extraStatTags: [path, reason]}.
+	 */
+	static final String STATS_CONFIG = """
+			{"stats_tags": [
+			  {"tag_name": "path", "regex": "(path=\\\\.=(.*?);\\\\.;)"},
+			  {"tag_name": "reason", "regex": "(reason=\\\\.=(.*?);\\\\.;)"}]}""";
 
 	/** A JSON string literal. */
 	static String quote(String value) {

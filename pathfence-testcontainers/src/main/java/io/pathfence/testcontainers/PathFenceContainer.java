@@ -247,20 +247,45 @@ public class PathFenceContainer extends GenericContainer<PathFenceContainer> {
 	}
 
 	/**
-	 * The filter's stats ({@code wasmcustom.pathfence.<path>.<stat>}) by full name, read
-	 * from the admin interface now. Each worker adds its deltas on its 2 ms tick, so a
-	 * value may trail by a few milliseconds.
+	 * The filter's stats by full name, read from the admin interface now: the path (and a
+	 * refusal's reason) in Istio's tag form ahead of the name Prometheus shows, such as
+	 * {@code wasmcustom.path=.=orders;.;pathfence_path_active}. Each worker adds its
+	 * deltas on its tick, so a value may trail by a few milliseconds.
 	 */
 	public Map<String, Long> getPathFenceStats() {
-		return getStats("^wasmcustom\\.pathfence\\.");
+		return getStats("^wasmcustom\\.path=");
 	}
 
 	/**
-	 * One stat of one path, for example {@code getPathStat("orders", "active")}; 0 when
-	 * Envoy has not reported it yet.
+	 * One stat of one path now, summed over its tags; 0 when Envoy has not reported it
+	 * yet. {@code stat} is the starter's meter name without {@code pathfence.path.}:
+	 * {@code active}, {@code queued}, {@code granted}, {@code rejected} (both reasons),
+	 * {@code rejected.queue-full}, {@code rejected.timeout}, or the filter's own
+	 * {@code paused}.
+	 * @throws IllegalArgumentException for any other {@code stat}
 	 */
 	public long getPathStat(String path, String stat) {
-		return getPathFenceStats().getOrDefault("wasmcustom.pathfence." + path + "." + stat, 0L);
+		Map<String, Long> stats = getPathFenceStats();
+		String tag = "wasmcustom.path=.=" + path + ";.;";
+		String rejected = "pathfence_path_rejected_total";
+		return switch (stat) {
+			case "active", "queued" -> stats.getOrDefault(tag + "pathfence_path_" + stat, 0L);
+			case "granted", "paused" -> stats.getOrDefault(tag + "pathfence_path_" + stat + "_total", 0L);
+			case "rejected.queue-full", "rejected.timeout" ->
+				stats.getOrDefault(tag + "reason=.=" + stat.substring("rejected.".length()) + ";.;" + rejected, 0L);
+			case "rejected" -> getPathStat(path, "rejected.queue-full") + getPathStat(path, "rejected.timeout");
+			default -> throw new IllegalArgumentException("no filter stat '" + stat
+					+ "': active, queued, granted, rejected, rejected.queue-full, rejected.timeout or paused");
+		};
+	}
+
+	/**
+	 * Envoy's {@code /stats/prometheus} now: the filter's stats under the starter's
+	 * names, with {@code path} and {@code reason} as labels
+	 * ({@code pathfence_path_active{path="orders"}}).
+	 */
+	public String getPrometheusStats() {
+		return admin("/stats/prometheus");
 	}
 
 	/**

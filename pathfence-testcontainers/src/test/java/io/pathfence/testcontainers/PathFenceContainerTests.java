@@ -18,6 +18,7 @@ import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.utility.MountableFile;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -77,15 +78,27 @@ class PathFenceContainerTests {
 					HttpResponse.BodyHandlers.ofString());
 			awaitStat(envoy, "slow", "active", 1);
 
-			HttpResponse<String> refused = get(envoy, "/sleep/1");
+			HttpResponse<String> refused = get(envoy, "/sleep/1?x=1");
 			assertThat(refused.statusCode()).isEqualTo(503);
 			assertThat(refused.headers().firstValue("x-pathfence-path")).hasValue("slow");
+			assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
+			assertThat(refused.headers().firstValue("content-type")).hasValue("application/problem+json");
+			assertThat(refused.body()).as("the starter's problem body")
+				.isEqualTo("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
+						+ "\"detail\":\"The queue of path 'slow' is full.\",\"instance\":\"/sleep/1\",\"path\":\"slow\","
+						+ "\"reason\":\"queue-full\"}");
 			assertThat(get(envoy, "/hello").statusCode()).as("another path is not fenced by slow").isEqualTo(200);
 
 			assertThat(holding.get().statusCode()).isEqualTo(200);
 			awaitStat(envoy, "slow", "active", 0);
-			assertThat(envoy.getPathStat("slow", "rejected_queue_full")).isEqualTo(1);
-			assertThat(envoy.getPathStat("local", "admitted")).isEqualTo(2);
+			assertThat(envoy.getPathStat("slow", "rejected.queue-full")).isEqualTo(1);
+			assertThat(envoy.getPathStat("slow", "rejected")).isEqualTo(1);
+			assertThat(envoy.getPathStat("local", "granted")).isEqualTo(2);
+			assertThat(envoy.getPrometheusStats()).as("the starter's names, path and reason as labels")
+				.contains("pathfence_path_rejected_total{path=\"slow\",reason=\"queue-full\"} 1")
+				.contains("pathfence_path_granted_total{path=\"local\"} 2")
+				.contains("pathfence_path_active{path=\"slow\"} 0");
+			assertThatIllegalArgumentException().isThrownBy(() -> envoy.getPathStat("slow", "admitted"));
 		}
 	}
 

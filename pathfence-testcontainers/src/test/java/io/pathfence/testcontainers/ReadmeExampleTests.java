@@ -95,7 +95,7 @@ class ReadmeExampleTests {
 			assertThat(order.get().statusCode()).isEqualTo(200);
 		}
 		awaitPathStat("place-order", "active", 0);
-		assertThat(envoy.getPathStat("place-order", "rejected_queue_full")).isEqualTo(1);
+		assertThat(envoy.getPathStat("place-order", "rejected.queue-full")).isEqualTo(1);
 	}
 
 	// The filter's stats trail the requests by a few milliseconds: poll, with a deadline.
