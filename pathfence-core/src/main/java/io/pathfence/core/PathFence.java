@@ -154,6 +154,10 @@ public final class PathFence implements AutoCloseable {
 	 * @throws IllegalStateException if the fence is closed
 	 */
 	public Ticket acquire(String path, Waiter waiter) {
+		// Only the grant at once is written out here; the rest is in methods of its own.
+		// So this method stays small enough for the JIT to inline it into a hot caller,
+		// and a ticket that is granted and released within one compiled method (the
+		// filter's) need not be allocated at all.
 		Reservation reservation = reservation(path);
 		Objects.requireNonNull(waiter, "waiter");
 		Listeners heard = this.listeners;
@@ -163,29 +167,49 @@ public final class PathFence implements AutoCloseable {
 		this.lock.lock();
 		try {
 			if (this.closed) {
-				throw new IllegalStateException("the fence is closed: no task of path '" + path + "' is admitted");
+				throw closed(path);
 			}
 			Reservation owner = reservation.queue.isEmpty() ? this.permits.freePermitFor(reservation) : null;
 			if (owner != null) {
 				this.permits.grant(ticket, owner, now);
 				ticket.admission = Admission.GRANTED;
 			}
-			else if (reservation.queue.size() < reservation.maxQueue) {
-				ticket.state = Ticket.State.WAITING;
-				ticket.admission = Admission.QUEUED;
-				// Unheard, the clock is read only for a wait that has a deadline: most
-				// tasks are granted at once and need none.
-				this.timer.enqueue(reservation, ticket,
-						(timesHeard || reservation.queueTimeoutNanos == 0) ? now : clock());
-			}
 			else {
-				ticket.state = Ticket.State.REJECTED;
-				ticket.admission = Admission.REJECTED;
+				queueOrReject(reservation, ticket, timesHeard, now);
 			}
 		}
 		finally {
 			this.lock.unlock();
 		}
+		if (timesHeard) {
+			// Unheard, there is no one to tell, and a queued ticket's end is never left
+			// to this thread (Ticket#queuedReported).
+			reportAdmission(ticket, heard, path);
+		}
+		return ticket;
+	}
+
+	private static IllegalStateException closed(String path) {
+		return new IllegalStateException("the fence is closed: no task of path '" + path + "' is admitted");
+	}
+
+	/** A ticket that cannot be granted at once waits, or is refused; under the lock. */
+	private void queueOrReject(Reservation reservation, Ticket ticket, boolean timesHeard, long now) {
+		if (reservation.queue.size() < reservation.maxQueue) {
+			ticket.state = Ticket.State.WAITING;
+			ticket.admission = Admission.QUEUED;
+			// Unheard, the clock is read only for a wait that has a deadline: most
+			// tasks are granted at once and need none.
+			this.timer.enqueue(reservation, ticket, (timesHeard || reservation.queueTimeoutNanos == 0) ? now : clock());
+		}
+		else {
+			ticket.state = Ticket.State.REJECTED;
+			ticket.admission = Admission.REJECTED;
+		}
+	}
+
+	/** Tells the listeners how a ticket was admitted; outside the lock. */
+	private void reportAdmission(Ticket ticket, Listeners heard, String path) {
 		switch (ticket.admission) {
 			case GRANTED -> heard.granted(path, 0);
 			case REJECTED -> heard.rejected(path, RejectionReason.QUEUE_FULL, 0);
@@ -196,7 +220,6 @@ public final class PathFence implements AutoCloseable {
 				}
 			}
 		}
-		return ticket;
 	}
 
 	boolean release(Ticket ticket) {
