@@ -11,13 +11,15 @@ import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.stereotype.Component;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 
 /**
  * A service whose routes call two downstreams, payment and shipping, through a
  * {@link RestClient} built from Boot's builder: one route calls payment, two call both,
- * one calls shipping from an {@code @Async} task, one calls nothing.
+ * one calls shipping from an {@code @Async} task, one calls nothing, and one calls the
+ * downstream its request names.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
@@ -61,6 +63,12 @@ class DiscoveryApplication {
 		@GetMapping("/shipments/{id}")
 		String shipment() throws Exception {
 			return this.asyncShipping.track().get();
+		}
+
+		@GetMapping("/quotes/{id}")
+		String quote(@RequestParam String via) {
+			RestClient downstream = via.equals("payment") ? this.payment : this.shipping;
+			return downstream.get().uri("/quotes").retrieve().body(String.class);
 		}
 
 		@GetMapping("/ping")
