@@ -86,6 +86,17 @@ final class Listeners {
 		}
 	}
 
+	void pathAdded(String path, int permits) {
+		for (Guarded listener : this.each) {
+			try {
+				listener.delegate.onPathAdded(path, permits);
+			}
+			catch (RuntimeException | Error ex) {
+				listener.failed("onPathAdded", ex);
+			}
+		}
+	}
+
 	/**
 	 * One listener, with whether it has failed before: its first failure is logged with
 	 * the stack trace, later ones only at debug level, so a broken meter registry does

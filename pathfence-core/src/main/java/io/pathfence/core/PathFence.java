@@ -26,6 +26,8 @@ import java.util.function.Predicate;
  * local task (lent), else it becomes free; with {@link LocalPriority#STRICT} a waiting
  * local task comes first, as in the paper. A permit freed above a shrunk reservation's
  * size retires.</li>
+ * <li>A path added at run time ({@link #addPath}) takes its permits from the local
+ * reservation, whose permits above its new size retire as their holders finish.</li>
  * <li>A reservation's size changes only through {@link #resize(String, int)}; the
  * reservations never add up to more than the pool, and the permits held never outnumber
  * the pool either: while a shrunk reservation's permits retire, a grown one gets each as
@@ -47,7 +49,11 @@ public final class PathFence implements AutoCloseable {
 
 	final ReentrantLock lock = new ReentrantLock();
 
-	private final Map<String, Reservation> reservations;
+	/**
+	 * Replaced whole, under the lock, when a path is added, so that looking a path up
+	 * takes no lock.
+	 */
+	private volatile Map<String, Reservation> reservations;
 
 	/** Who gets a permit; guarded by the lock. */
 	final Permits permits;
@@ -114,7 +120,10 @@ public final class PathFence implements AutoCloseable {
 		return this.permits.localPriority;
 	}
 
-	/** The names of the path reservations and {@link #LOCAL}, in configuration order. */
+	/**
+	 * The names of the path reservations, in configuration order then as added, and
+	 * {@link #LOCAL} last.
+	 */
 	public List<String> pathNames() {
 		return List.copyOf(this.reservations.keySet());
 	}
@@ -338,6 +347,59 @@ public final class PathFence implements AutoCloseable {
 		finally {
 			this.lock.unlock();
 		}
+		for (Ticket ticket : granted) {
+			this.outcomes.granted(ticket);
+		}
+	}
+
+	/**
+	 * Adds a path reservation at run time, its permits taken from the local reservation.
+	 * No running task is disturbed: local tasks holding permits above the local
+	 * reservation's new size keep them, and those permits retire as the tasks finish, so
+	 * the permits held never outnumber the pool. A waiting local task may borrow from the
+	 * new path at once. Listeners hear {@link PathFenceListener#onPathAdded} on the
+	 * calling thread once the path takes tasks; a task of the new path acquired on
+	 * another thread meanwhile may be heard of first.
+	 * @param queueTimeout how long a task of the path may wait; zero for no limit
+	 * @throws IllegalArgumentException if the name is blank, {@link #LOCAL} or taken, the
+	 * numbers negative, or the permits more than the local reservation has
+	 * @throws IllegalStateException if the fence is closed
+	 */
+	public void addPath(String name, int permits, int maxQueue, Duration queueTimeout) {
+		PathFenceBuilder.PathSpec spec = PathFenceBuilder.spec(name, permits, maxQueue, queueTimeout);
+		List<Ticket> granted = new ArrayList<>();
+		Listeners heard;
+		this.lock.lock();
+		try {
+			if (this.closed) {
+				throw new IllegalStateException("the fence is closed: path '" + name + "' cannot be added");
+			}
+			if (this.reservations.containsKey(name)) {
+				throw new IllegalArgumentException("path '" + name + "' exists already");
+			}
+			Reservation local = this.permits.local;
+			if (permits > local.permits) {
+				throw new IllegalArgumentException("path '" + name + "' asks for " + permits
+						+ " permits but the local reservation has " + local.permits + " to give");
+			}
+			Reservation path = new Reservation(this, name, false, permits, maxQueue, spec.timeoutNanos());
+			local.permits -= permits;
+			this.permits.add(path);
+			Map<String, Reservation> byName = new LinkedHashMap<>(this.reservations);
+			byName.remove(LOCAL);
+			byName.put(name, path);
+			byName.put(LOCAL, local);
+			this.reservations = Collections.unmodifiableMap(byName);
+			this.timer.laneAdded();
+			// Local tasks waiting for a permit while the pool has room may borrow the
+			// new path's at once.
+			this.permits.handOnAll(path, now(), granted);
+			heard = this.listeners;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		heard.pathAdded(name, permits);
 		for (Ticket ticket : granted) {
 			this.outcomes.granted(ticket);
 		}

@@ -38,19 +38,28 @@ public final class PathFenceBuilder {
 	 * limit.
 	 */
 	public PathFenceBuilder path(String name, int permits, int maxQueue, Duration queueTimeout) {
+		PathSpec spec = spec(name, permits, maxQueue, queueTimeout);
+		if (this.paths.stream().anyMatch((defined) -> defined.name().equals(name))) {
+			throw new IllegalArgumentException("path '" + name + "' is defined twice");
+		}
+		this.paths.add(spec);
+		return this;
+	}
+
+	/**
+	 * A path reservation's description, checked; shared with {@link PathFence#addPath}.
+	 */
+	static PathSpec spec(String name, int permits, int maxQueue, Duration queueTimeout) {
 		Objects.requireNonNull(name, "name");
 		if (name.isBlank() || PathFence.LOCAL.equals(name)) {
 			throw new IllegalArgumentException(
 					"path name must be non-blank and not '" + PathFence.LOCAL + "': '" + name + "'");
 		}
-		if (this.paths.stream().anyMatch((spec) -> spec.name().equals(name))) {
-			throw new IllegalArgumentException("path '" + name + "' is defined twice");
-		}
 		if (permits < 0 || maxQueue < 0) {
-			throw new IllegalArgumentException("path '" + name + "' needs permits >= 0 and max-queue >= 0");
+			throw new IllegalArgumentException(
+					"path '" + name + "' needs permits >= 0 and max-queue >= 0, was " + permits + " and " + maxQueue);
 		}
-		this.paths.add(new PathSpec(name, permits, maxQueue, timeoutNanos("path '" + name + "'", queueTimeout)));
-		return this;
+		return new PathSpec(name, permits, maxQueue, timeoutNanos("path '" + name + "'", queueTimeout));
 	}
 
 	/**

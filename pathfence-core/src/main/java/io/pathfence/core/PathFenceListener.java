@@ -9,10 +9,10 @@ package io.pathfence.core;
  * thread ({@code onQueued}, a grant or a rejection on arrival), the thread that freed a
  * permit ({@code onReleased}, and the grant and {@code onDequeued} of the task it went
  * to), or one of the fence's expiry threads (a timeout's {@code onDequeued} and
- * {@code onRejected}); never the timer thread. A ticket's events arrive in the order of
- * its life: {@code onQueued} before {@code onDequeued}, which comes before
- * {@code onGranted} or {@code onRejected}. Implementations must be thread-safe and quick;
- * one that throws is logged and skipped.
+ * {@code onRejected}), or the thread that added a path ({@code onPathAdded}); never the
+ * timer thread. A ticket's events arrive in the order of its life: {@code onQueued}
+ * before {@code onDequeued}, which comes before {@code onGranted} or {@code onRejected}.
+ * Implementations must be thread-safe and quick; one that throws is logged and skipped.
  */
 public interface PathFenceListener {
 
@@ -45,6 +45,13 @@ public interface PathFenceListener {
 	 * queue was full on arrival, about the queue timeout when it timed out.
 	 */
 	default void onRejected(String path, RejectionReason reason, long waitNanos) {
+	}
+
+	/**
+	 * A path reservation of {@code permits} was added at run time
+	 * ({@link PathFence#addPath}); from now on its tasks are admitted.
+	 */
+	default void onPathAdded(String path, int permits) {
 	}
 
 }

@@ -9,12 +9,13 @@ import java.util.List;
  */
 final class Permits {
 
-	final Reservation[] paths;
+	/** Replaced, not changed in place, when a path is added. */
+	Reservation[] paths;
 
 	final Reservation local;
 
 	/** The paths, then the local reservation. */
-	final Reservation[] all;
+	Reservation[] all;
 
 	final int poolSize;
 
@@ -30,6 +31,13 @@ final class Permits {
 		this.all[paths.length] = local;
 		this.poolSize = poolSize;
 		this.localPriority = localPriority;
+	}
+
+	void add(Reservation path) {
+		this.paths = java.util.Arrays.copyOf(this.paths, this.paths.length + 1);
+		this.paths[this.paths.length - 1] = path;
+		this.all = java.util.Arrays.copyOf(this.paths, this.paths.length + 1);
+		this.all[this.paths.length] = this.local;
 	}
 
 	/** Gives a granted ticket's permit back and on; returns whom it went to. */

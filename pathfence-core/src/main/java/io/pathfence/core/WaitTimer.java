@@ -99,6 +99,17 @@ final class WaitTimer {
 	}
 
 	/**
+	 * Keeps a thread for every lane once a reservation is added. Called under the lock.
+	 */
+	void laneAdded() {
+		if (this.expiryThreads != null) {
+			int lanes = this.fence.permits.all.length;
+			this.expiryThreads.setMaximumPoolSize(lanes);
+			this.expiryThreads.setCorePoolSize(lanes);
+		}
+	}
+
+	/**
 	 * Starts the lanes' runners. Called outside the lock; after {@link #stop()} the lanes
 	 * are run on the calling thread.
 	 */

@@ -1,10 +1,13 @@
 package io.pathfence.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -18,12 +21,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Many threads submit, finish, cancel and resize at random while the fence's own timer
- * expires waits, listeners and waiters fail now and then, clients withdraw all their
- * waiting work at once, and at last the fence is closed under load. Throughout, never
- * more permits are held than the pool has and no task waits while a permit it may take is
- * free (no lost wake-up); afterwards every task ended exactly once, every permit is back,
- * and the listeners heard a consistent story.
+ * Many threads submit, finish, cancel, resize and (in one variant) add paths at random
+ * while the fence's own timer expires waits, listeners and waiters fail now and then,
+ * clients withdraw all their waiting work at once, and at last the fence is closed under
+ * load. Throughout, never more permits are held than the pool has and no task waits while
+ * a permit it may take is free (no lost wake-up); afterwards every task ended exactly
+ * once, every permit is back, and the listeners heard a consistent story.
  */
 class PathFenceStressTests {
 
@@ -35,22 +38,38 @@ class PathFenceStressTests {
 
 	private static final int CLIENTS = 4;
 
+	/** How many names the adding variant draws from; drawing one twice is refused. */
+	private static final int ADDABLE_PATHS = 12;
+
 	@ParameterizedTest
 	@EnumSource(LocalPriority.class)
 	void permitsAreConservedAndEveryTaskEndsExactlyOnce(LocalPriority rule) throws Exception {
 		for (int round = 0; round < 2; round++) {
-			stress(rule);
+			stress(rule, false);
 		}
 	}
 
-	private void stress(LocalPriority rule) throws Exception {
-		PathFence fence = PathFence.builder(16)
+	@ParameterizedTest
+	@EnumSource(LocalPriority.class)
+	void pathsAddedUnderLoadConservePermitsAndStrandNoWaiter(LocalPriority rule) throws Exception {
+		for (int round = 0; round < 2; round++) {
+			stress(rule, true);
+		}
+	}
+
+	private void stress(LocalPriority rule, boolean addsPaths) throws Exception {
+		PathFenceBuilder builder = PathFence.builder(addsPaths ? 24 : 16)
 			.path("a", 4, 30, Duration.ofMillis(2))
 			.path("b", 4, 30, Duration.ZERO)
 			.path("c", 3, 30, Duration.ofMillis(1))
-			.local(3, 30, Duration.ofMillis(3))
-			.localPriority(rule)
+			.localPriority(rule);
+		// Paths are added from the local remainder, so that it shrinks under running
+		// local tasks; the other variant sizes local to resize it too.
+		PathFence fence = (addsPaths ? builder.localQueue(30, Duration.ofMillis(3))
+				: builder.local(3, 30, Duration.ofMillis(3)))
 			.build();
+		List<String> paths = new CopyOnWriteArrayList<>(PATHS);
+		AtomicInteger added = new AtomicInteger();
 		fence.addListener(new FlakyListener());
 		CheckingListener heard = new CheckingListener();
 		fence.addListener(heard);
@@ -81,7 +100,7 @@ class PathFenceStressTests {
 						Task task = new Task(random.nextInt(CLIENTS), random.nextInt(100) == 0,
 								random.nextInt(100) == 0, running);
 						try {
-							Ticket ticket = fence.acquire(PATHS[random.nextInt(PATHS.length)], task);
+							Ticket ticket = fence.acquire(paths.get(random.nextInt(paths.size())), task);
 							task.ticket = ticket;
 							all.add(task);
 							switch (ticket.admission()) {
@@ -112,9 +131,21 @@ class PathFenceStressTests {
 							((Task) withdrawn).cancels.incrementAndGet();
 						}
 					}
+					else if (addsPaths && random.nextBoolean()) {
+						String name = "added-" + random.nextInt(ADDABLE_PATHS);
+						try {
+							fence.addPath(name, random.nextInt(4), 30, Duration.ofMillis(random.nextInt(3)));
+							paths.add(name);
+							added.incrementAndGet();
+						}
+						catch (IllegalArgumentException | IllegalStateException ex) {
+							// A taken name, more than local has, or a closed fence:
+							// refused, and that is part of what is tested.
+						}
+					}
 					else {
 						try {
-							fence.resize(PATHS[random.nextInt(PATHS.length)], random.nextInt(7));
+							fence.resize(paths.get(random.nextInt(paths.size())), random.nextInt(7));
 						}
 						catch (IllegalArgumentException ex) {
 							// Sizes that would overflow the pool are refused; that is
@@ -152,6 +183,10 @@ class PathFenceStressTests {
 		assertThat(violations).as("invariants during the run").isEmpty();
 		assertThat(failures).isEmpty();
 		assertThat(refusedByClosedFence).as("tasks refused by the closed fence").hasPositiveValue();
+		if (addsPaths) {
+			assertThat(added).as("paths added under load").hasPositiveValue();
+			assertThat(fence.pathNames()).hasSize(PATHS.length + added.get());
+		}
 
 		Task task;
 		while ((task = running.poll()) != null) {
@@ -179,7 +214,8 @@ class PathFenceStressTests {
 		}
 		assertThat(expiries).as("expiries (timeouts and the close)").isPositive();
 		assertThat(heard.lowestWaiting.get()).as("fewest waiting as a listener counted them").isZero();
-		for (String path : PATHS) {
+		heard.paths.addAll(fence.pathNames());
+		for (String path : fence.pathNames()) {
 			assertThat(heard.count("queued", path)).as("queued and dequeued of %s", path)
 				.isEqualTo(heard.count("dequeued", path));
 			assertThat(heard.count("granted", path)).as("granted and released of %s", path)
@@ -322,6 +358,9 @@ class PathFenceStressTests {
 
 		private final AtomicInteger waiting = new AtomicInteger();
 
+		/** The paths to total over, set once the run is over. */
+		final List<String> paths = new ArrayList<>();
+
 		final AtomicInteger lowestWaiting = new AtomicInteger();
 
 		private void add(String event, String path) {
@@ -335,7 +374,7 @@ class PathFenceStressTests {
 
 		long total(String event) {
 			long total = 0;
-			for (String path : PATHS) {
+			for (String path : this.paths) {
 				total += count(event, path);
 			}
 			return total;

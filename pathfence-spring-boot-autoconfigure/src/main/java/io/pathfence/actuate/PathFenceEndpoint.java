@@ -15,14 +15,16 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.core.PathFigures;
+import io.pathfence.learning.LearnedPaths;
 import io.pathfence.tuning.PathTuner;
 import io.pathfence.tuning.TuningDecision;
 
 /**
- * The {@code pathfence} actuator endpoint: every reservation's figures, and a write
- * operation that resizes a path's reservation at run time. Read-only unless
- * {@code management.endpoint.pathfence.access=unrestricted}: whoever can resize can set a
- * path to 0 permits. Every resize, done or refused, is logged.
+ * The {@code pathfence} actuator endpoint: every reservation's figures, what discovery
+ * learned (routes, their downstreams and calls, the paths, a {@code pathfence.paths}
+ * block to paste), and a write operation that resizes a path's reservation at run time.
+ * Read-only unless {@code management.endpoint.pathfence.access=unrestricted}: whoever can
+ * resize can set a path to 0 permits. Every resize, done or refused, is logged.
  */
 @Endpoint(id = "pathfence", defaultAccess = Access.READ_ONLY)
 public class PathFenceEndpoint {
@@ -33,19 +35,32 @@ public class PathFenceEndpoint {
 
 	private final PathTuner tuner;
 
+	private final LearnedPaths learned;
+
 	/**
 	 * @param fence the reservations
 	 * @param tuner the online tuner, or {@code null} when tuning is off
 	 */
 	public PathFenceEndpoint(PathFence fence, PathTuner tuner) {
+		this(fence, tuner, null);
+	}
+
+	/**
+	 * @param fence the reservations
+	 * @param tuner the online tuner, or {@code null} when tuning is off
+	 * @param learned what discovery learned, or {@code null} when it is off
+	 */
+	public PathFenceEndpoint(PathFence fence, PathTuner tuner, LearnedPaths learned) {
 		this.fence = fence;
 		this.tuner = tuner;
+		this.learned = learned;
 	}
 
 	@ReadOperation
 	public FenceDescriptor fence() {
 		return new FenceDescriptor(this.fence.poolSize(), this.fence.figures(),
-				(this.tuner != null) ? this.tuner.decisions() : null);
+				(this.tuner != null) ? this.tuner.decisions() : null,
+				(this.learned != null) ? this.learned.report() : null);
 	}
 
 	@ReadOperation
@@ -104,8 +119,10 @@ public class PathFenceEndpoint {
 	 * @param poolSize permits the reservations share
 	 * @param paths every reservation, paths first and local last
 	 * @param tuning each tuned path's latest decision; absent when tuning is off
+	 * @param discovery the learned routes and paths; absent when discovery is off
 	 */
-	public record FenceDescriptor(int poolSize, List<PathFigures> paths, Map<String, TuningDecision> tuning) {
+	public record FenceDescriptor(int poolSize, List<PathFigures> paths, Map<String, TuningDecision> tuning,
+			LearnedPaths.Report discovery) {
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.pathfence.actuate;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -10,6 +12,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFenceListener;
 import io.pathfence.core.PathFigures;
 import io.pathfence.sct.Verdict;
 import io.pathfence.tuning.PathTuner;
@@ -24,8 +27,11 @@ import io.pathfence.tuning.TuningDecision;
  * {@code verdict} ({@code plateau}, {@code explore}, {@code no-plateau},
  * {@code insufficient-data}). The counter reads the tuner's own counts when scraped, so
  * deciding costs one atomic increment and no meter lookup.
+ * <p>
+ * As a {@link PathFenceListener} it hears of paths added at run time and gives them the
+ * same gauges in every registry it was bound to.
  */
-public class PathFenceMeterBinder implements MeterBinder {
+public class PathFenceMeterBinder implements MeterBinder, PathFenceListener {
 
 	private final PathFence fence;
 
@@ -40,31 +46,46 @@ public class PathFenceMeterBinder implements MeterBinder {
 		this.tuner = tuner;
 	}
 
+	/** The registries bound so far; guarded by {@code this}. */
+	private final List<MeterRegistry> registries = new ArrayList<>();
+
 	@Override
-	public void bindTo(MeterRegistry registry) {
+	public synchronized void bindTo(MeterRegistry registry) {
+		this.registries.add(registry);
 		for (String path : this.fence.pathNames()) {
-			gauge(registry, "pathfence.path.permits", path, PathFigures::permits, "Permits of the path's reservation");
-			gauge(registry, "pathfence.path.active", path, PathFigures::active, "Tasks of the path running now");
-			gauge(registry, "pathfence.path.queued", path, PathFigures::queued,
-					"Tasks of the path waiting for a permit");
-			gauge(registry, "pathfence.path.borrowed", path, PathFigures::borrowed,
-					"Permits lent to local tasks (for local: permits its tasks borrowed)");
-			if (this.tuner != null && !PathFence.LOCAL.equals(path)) {
-				tuningGauge(registry, "pathfence.tuning.q.lower", path, TuningDecision::qLower,
-						"Lower end of the path's rational concurrency range in the latest window");
-				tuningGauge(registry, "pathfence.tuning.q.upper", path, TuningDecision::qUpper,
-						"Upper end of the path's rational concurrency range in the latest window");
-				tuningGauge(registry, "pathfence.tuning.recommended", path, TuningDecision::recommended,
-						"Reservation SCT recommended for the path in the latest window");
-				for (Verdict verdict : Verdict.values()) {
-					FunctionCounter
-						.builder("pathfence.tuning.decisions", this.tuner,
-								(tuner) -> tuner.decisionCount(path, verdict))
-						.tag("path", path)
-						.tag("verdict", verdict.name().toLowerCase(Locale.ROOT).replace('_', '-'))
-						.description("Tuning decisions on the path, by what SCT concluded from the window")
-						.register(registry);
-				}
+			bindTo(registry, path, this.tuner != null && this.tuner.tunes(path));
+		}
+	}
+
+	@Override
+	public synchronized void onPathAdded(String path, int permits) {
+		// The tuner may hear of the path after this binder does.
+		boolean tuned = this.tuner != null && this.tuner.tunesAddedPaths();
+		for (MeterRegistry registry : this.registries) {
+			bindTo(registry, path, tuned);
+		}
+	}
+
+	private void bindTo(MeterRegistry registry, String path, boolean tuned) {
+		gauge(registry, "pathfence.path.permits", path, PathFigures::permits, "Permits of the path's reservation");
+		gauge(registry, "pathfence.path.active", path, PathFigures::active, "Tasks of the path running now");
+		gauge(registry, "pathfence.path.queued", path, PathFigures::queued, "Tasks of the path waiting for a permit");
+		gauge(registry, "pathfence.path.borrowed", path, PathFigures::borrowed,
+				"Permits lent to local tasks (for local: permits its tasks borrowed)");
+		if (tuned) {
+			tuningGauge(registry, "pathfence.tuning.q.lower", path, TuningDecision::qLower,
+					"Lower end of the path's rational concurrency range in the latest window");
+			tuningGauge(registry, "pathfence.tuning.q.upper", path, TuningDecision::qUpper,
+					"Upper end of the path's rational concurrency range in the latest window");
+			tuningGauge(registry, "pathfence.tuning.recommended", path, TuningDecision::recommended,
+					"Reservation SCT recommended for the path in the latest window");
+			for (Verdict verdict : Verdict.values()) {
+				FunctionCounter
+					.builder("pathfence.tuning.decisions", this.tuner, (tuner) -> tuner.decisionCount(path, verdict))
+					.tag("path", path)
+					.tag("verdict", verdict.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+					.description("Tuning decisions on the path, by what SCT concluded from the window")
+					.register(registry);
 			}
 		}
 	}

@@ -39,6 +39,12 @@ public class PathFenceMetricsListener implements PathFenceListener {
 		paths.forEach(this::metersOf);
 	}
 
+	/** A path added at run time has its meters before its first task. */
+	@Override
+	public void onPathAdded(String path, int permits) {
+		metersOf(path);
+	}
+
 	@Override
 	public void onGranted(String path, long waitNanos) {
 		PathMeters meters = metersOf(path);

@@ -13,13 +13,14 @@ import org.springframework.context.annotation.Bean;
 import io.pathfence.actuate.PathFenceEndpoint;
 import io.pathfence.actuate.PathFenceEndpointWebExtension;
 import io.pathfence.core.PathFence;
+import io.pathfence.learning.LearnedPaths;
 import io.pathfence.tuning.PathTuner;
 
 /**
  * The {@code pathfence} actuator endpoint, when the actuator is on the classpath and the
  * endpoint is available, with its web extension when it is exposed over HTTP.
  */
-@AutoConfiguration(after = PathFenceAutoConfiguration.class)
+@AutoConfiguration(after = { PathFenceAutoConfiguration.class, PathFenceDiscoveryAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(PathFence.class)
 @ConditionalOnAvailableEndpoint(PathFenceEndpoint.class)
@@ -27,8 +28,9 @@ public final class PathFenceEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PathFenceEndpoint pathFenceEndpoint(PathFence fence, ObjectProvider<PathTuner> tuner) {
-		return new PathFenceEndpoint(fence, tuner.getIfAvailable());
+	PathFenceEndpoint pathFenceEndpoint(PathFence fence, ObjectProvider<PathTuner> tuner,
+			ObjectProvider<LearnedPaths> learned) {
+		return new PathFenceEndpoint(fence, tuner.getIfAvailable(), learned.getIfAvailable());
 	}
 
 	@Bean

@@ -85,6 +85,7 @@ final class PathFenceFactory {
 					"idle-permits (the default) or strict");
 		}
 		checkTuning(properties.getTuning(), properties.getPoolSize());
+		checkDiscovery(properties.getDiscovery());
 		if (properties.getRetryAfter() == null || properties.getRetryAfter().isNegative()) {
 			throw new InvalidPathFenceConfigurationException("pathfence.retry-after", properties.getRetryAfter(),
 					"a duration of 0 or more");
@@ -128,6 +129,25 @@ final class PathFenceFactory {
 		}
 		nonNegative("pathfence.tuning.hysteresis", tuning.getHysteresis());
 		nonNegative("pathfence.tuning.local-floor", tuning.getLocalFloor());
+	}
+
+	private static void checkDiscovery(PathFenceProperties.Discovery discovery) {
+		if (discovery.getMode() == null) {
+			throw new InvalidPathFenceConfigurationException("pathfence.discovery.mode", null,
+					"off (the default), observe or enforce");
+		}
+		nonNegative("pathfence.discovery.max-paths", discovery.getMaxPaths());
+		nonNegative("pathfence.discovery.max-routes", discovery.getMaxRoutes());
+		if (discovery.getConfirmations() < 1) {
+			throw new InvalidPathFenceConfigurationException("pathfence.discovery.confirmations",
+					discovery.getConfirmations(), "a whole number of 1 or more");
+		}
+		if (discovery.getPermits() < 1) {
+			throw new InvalidPathFenceConfigurationException("pathfence.discovery.permits", discovery.getPermits(),
+					"a whole number of 1 or more");
+		}
+		nonNegative("pathfence.discovery.max-queue", discovery.getMaxQueue());
+		queueTimeout("pathfence.discovery.queue-timeout", discovery.getQueueTimeout());
 	}
 
 	private static void positive(String property, Duration value) {

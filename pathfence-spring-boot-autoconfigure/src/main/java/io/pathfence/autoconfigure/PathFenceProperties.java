@@ -60,6 +60,11 @@ public class PathFenceProperties implements InitializingBean {
 	 */
 	private final Tuning tuning = new Tuning();
 
+	/**
+	 * Learning each route's path from the downstream calls its requests make.
+	 */
+	private final Discovery discovery = new Discovery();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -106,6 +111,10 @@ public class PathFenceProperties implements InitializingBean {
 
 	public Tuning getTuning() {
 		return this.tuning;
+	}
+
+	public Discovery getDiscovery() {
+		return this.discovery;
 	}
 
 	@Override
@@ -381,6 +390,139 @@ public class PathFenceProperties implements InitializingBean {
 		public void setLocalFloor(int localFloor) {
 			this.localFloor = localFloor;
 		}
+
+	}
+
+	/**
+	 * Learning each route's execution path from the outbound calls its requests make,
+	 * seen through Micrometer's Observation API.
+	 */
+	public static class Discovery {
+
+		/**
+		 * Whether routes' paths are learned: off, observe (learn and report on the
+		 * pathfence endpoint) or enforce (also give learned paths reservations and
+		 * classify requests by them).
+		 */
+		private DiscoveryMode mode = DiscoveryMode.OFF;
+
+		/**
+		 * Most paths learned; routes calling a further set of downstreams stay local.
+		 */
+		private int maxPaths = 16;
+
+		/**
+		 * Most routes learned; requests of further routes are not learned and stay local.
+		 */
+		private int maxRoutes = 256;
+
+		/**
+		 * Consecutive requests of a route that must call the same set of downstreams
+		 * before the route moves to that set's path.
+		 */
+		private int confirmations = 3;
+
+		/**
+		 * Permits a learned path's reservation starts with, taken from the local
+		 * reservation.
+		 */
+		private int permits = 4;
+
+		/**
+		 * Most tasks of a learned path that may wait for a permit.
+		 */
+		private int maxQueue = 50;
+
+		/**
+		 * How long a task of a learned path may wait for a permit; 0 for no limit.
+		 */
+		private Duration queueTimeout = Duration.ofMillis(500);
+
+		/**
+		 * Whether the SCT model sizes learned paths' reservations in enforce mode, with
+		 * the settings of pathfence.tuning, even when pathfence.tuning.enabled is false.
+		 */
+		private boolean tuning = true;
+
+		public DiscoveryMode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(DiscoveryMode mode) {
+			this.mode = mode;
+		}
+
+		public int getMaxPaths() {
+			return this.maxPaths;
+		}
+
+		public void setMaxPaths(int maxPaths) {
+			this.maxPaths = maxPaths;
+		}
+
+		public int getMaxRoutes() {
+			return this.maxRoutes;
+		}
+
+		public void setMaxRoutes(int maxRoutes) {
+			this.maxRoutes = maxRoutes;
+		}
+
+		public int getConfirmations() {
+			return this.confirmations;
+		}
+
+		public void setConfirmations(int confirmations) {
+			this.confirmations = confirmations;
+		}
+
+		public int getPermits() {
+			return this.permits;
+		}
+
+		public void setPermits(int permits) {
+			this.permits = permits;
+		}
+
+		public int getMaxQueue() {
+			return this.maxQueue;
+		}
+
+		public void setMaxQueue(int maxQueue) {
+			this.maxQueue = maxQueue;
+		}
+
+		public Duration getQueueTimeout() {
+			return this.queueTimeout;
+		}
+
+		public void setQueueTimeout(Duration queueTimeout) {
+			this.queueTimeout = queueTimeout;
+		}
+
+		public boolean isTuning() {
+			return this.tuning;
+		}
+
+		public void setTuning(boolean tuning) {
+			this.tuning = tuning;
+		}
+
+	}
+
+	/**
+	 * What discovery does with what it learns.
+	 */
+	public enum DiscoveryMode {
+
+		/** Nothing is learned. */
+		OFF,
+
+		/** Routes' paths are learned and reported; nothing is enforced. */
+		OBSERVE,
+
+		/** Learned paths get reservations and requests are classified by them. */
+		ENFORCE
 
 	}
 

@@ -4,9 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 import io.pathfence.core.PathFence;
@@ -17,10 +17,11 @@ import io.pathfence.tuning.TuningSchedule;
 
 /**
  * Online tuning of the path reservations by the SCT model, when
- * {@code pathfence.tuning.enabled=true}.
+ * {@code pathfence.tuning.enabled=true}, and of learned paths in discovery's enforce mode
+ * unless {@code pathfence.discovery.tuning=false}.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnBooleanProperty("pathfence.tuning.enabled")
+@Conditional(OnTuningCondition.class)
 class PathFenceTuningConfiguration {
 
 	@Bean
@@ -33,8 +34,12 @@ class PathFenceTuningConfiguration {
 				tuning.getHysteresis());
 		// As a listener bean, the tuner is registered with the fence once all beans
 		// exist.
-		List<String> paths = fence.pathNames().stream().filter((path) -> !PathFence.LOCAL.equals(path)).toList();
-		return new PathTuner(fence, paths, config, step, tuning.getLocalFloor(), System::nanoTime, Clock.systemUTC());
+		List<String> paths = tuning.isEnabled()
+				? fence.pathNames().stream().filter((path) -> !PathFence.LOCAL.equals(path)).toList() : List.of();
+		PathFenceProperties.Discovery discovery = properties.getDiscovery();
+		boolean tunesLearned = discovery.getMode() == PathFenceProperties.DiscoveryMode.ENFORCE && discovery.isTuning();
+		return new PathTuner(fence, paths, tunesLearned, config, step, tuning.getLocalFloor(), System::nanoTime,
+				Clock.systemUTC());
 	}
 
 	@Bean

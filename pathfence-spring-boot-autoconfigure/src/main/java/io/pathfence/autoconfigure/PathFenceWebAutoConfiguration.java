@@ -20,6 +20,7 @@ import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 import io.pathfence.core.PathFence;
+import io.pathfence.learning.LearnedPaths;
 import io.pathfence.task.FencedPathAdvisingPostProcessor;
 import io.pathfence.web.FencedHandlers;
 import io.pathfence.web.PathFenceFilter;
@@ -28,7 +29,8 @@ import io.pathfence.web.RequestClassifier;
 
 /**
  * Fences inbound Spring MVC requests: classifies each by {@code @FencedPath} on its
- * handler or by the configured routes, and admits it through its path's reservation.
+ * handler, by the configured routes or by the paths discovery learned, and admits it
+ * through its path's reservation.
  */
 @AutoConfiguration(after = PathFenceAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -46,12 +48,16 @@ public final class PathFenceWebAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RequestClassifier pathFenceRequestClassifier(PathFenceProperties properties,
-			ObjectProvider<RequestMappingHandlerMapping> handlerMappings) {
+			ObjectProvider<RequestMappingHandlerMapping> handlerMappings, ObjectProvider<LearnedPaths> learned) {
 		Map<String, RequestClassifier.PathRoutes> routes = new LinkedHashMap<>();
 		properties.getPaths()
 			.forEach((name, path) -> routes.put(name,
 					new RequestClassifier.PathRoutes(path.getRoutes(), path.getMethods())));
-		return new RequestClassifier(properties.getExemptRoutes(), routes, () -> FencedHandlers.find(handlerMappings));
+		// Learned paths classify requests only in enforce mode; observing changes
+		// nothing.
+		LearnedPaths enforced = learned.getIfAvailable();
+		return new RequestClassifier(properties.getExemptRoutes(), routes, () -> FencedHandlers.find(handlerMappings),
+				(enforced != null && enforced.isEnforced()) ? enforced : null);
 	}
 
 	@Bean

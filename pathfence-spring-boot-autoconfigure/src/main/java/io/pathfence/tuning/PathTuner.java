@@ -1,7 +1,6 @@
 package io.pathfence.tuning;
 
 import java.time.Clock;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,15 +43,18 @@ public class PathTuner implements PathFenceListener {
 
 	private final Clock clock;
 
-	private final Map<String, ConcurrencyRecorder> recorders = new LinkedHashMap<>();
+	/**
+	 * Read on every event without a lock; a path added at run time joins it, so it is
+	 * concurrent.
+	 */
+	private final Map<String, ConcurrencyRecorder> recorders = new ConcurrentHashMap<>();
+
+	private final boolean tunesAddedPaths;
 
 	private final Map<String, TuningDecision> decisions = new ConcurrentHashMap<>();
 
-	/**
-	 * Per path, decisions so far indexed by verdict; fixed at construction, so reading
-	 * needs no lock.
-	 */
-	private final Map<String, AtomicLongArray> decisionCounts = new LinkedHashMap<>();
+	/** Per path, decisions so far indexed by verdict. */
+	private final Map<String, AtomicLongArray> decisionCounts = new ConcurrentHashMap<>();
 
 	/**
 	 * @param fence the fence whose reservations are tuned; register the tuner with it as
@@ -68,6 +70,25 @@ public class PathTuner implements PathFenceListener {
 	 */
 	public PathTuner(PathFence fence, List<String> paths, SctConfig config, ReservationStep step, int localFloor,
 			LongSupplier nanoClock, Clock clock) {
+		this(fence, paths, false, config, step, localFloor, nanoClock, clock);
+	}
+
+	/**
+	 * @param fence the fence whose reservations are tuned; register the tuner with it as
+	 * a listener ({@link PathFence#addListener})
+	 * @param paths the tuned paths
+	 * @param tunesAddedPaths whether paths added to the fence at run time are tuned too
+	 * @param config the SCT model's interval and window
+	 * @param step the guards on each resize
+	 * @param localFloor the least the local reservation keeps when it takes what the
+	 * paths leave of the pool
+	 * @param nanoClock the clock of the recorders, {@link System#nanoTime()} in
+	 * production
+	 * @param clock the wall clock that stamps decisions
+	 */
+	public PathTuner(PathFence fence, List<String> paths, boolean tunesAddedPaths, SctConfig config,
+			ReservationStep step, int localFloor, LongSupplier nanoClock, Clock clock) {
+		this.tunesAddedPaths = tunesAddedPaths;
 		this.fence = fence;
 		this.config = config;
 		this.analyzer = Sct.analyzer(config);
@@ -81,8 +102,27 @@ public class PathTuner implements PathFenceListener {
 		}
 	}
 
+	/** Whether paths added to the fence at run time are tuned. */
+	public boolean tunesAddedPaths() {
+		return this.tunesAddedPaths;
+	}
+
+	/** Whether a path is tuned. */
+	public boolean tunes(String path) {
+		return this.recorders.containsKey(path);
+	}
+
 	public SctConfig getConfig() {
 		return this.config;
+	}
+
+	@Override
+	public void onPathAdded(String path, int permits) {
+		if (this.tunesAddedPaths) {
+			// The counts first: a decision on the path may follow as soon as it records.
+			this.decisionCounts.putIfAbsent(path, new AtomicLongArray(Verdict.values().length));
+			this.recorders.putIfAbsent(path, Sct.recorder(this.config, this.nanoClock));
+		}
 	}
 
 	@Override

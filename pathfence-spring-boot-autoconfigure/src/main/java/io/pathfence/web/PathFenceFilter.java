@@ -37,6 +37,20 @@ public class PathFenceFilter implements Filter {
 
 	private static final Log logger = LogFactory.getLog(PathFenceFilter.class);
 
+	/**
+	 * The request attribute a request turned away by the fence carries: the name of its
+	 * path. Such a request never reached its handler, so it says nothing of what the
+	 * handler calls.
+	 */
+	public static final String REJECTED_ATTRIBUTE = PathFenceFilter.class.getName() + ".REJECTED";
+
+	/**
+	 * The request attribute a request that waited for its permit carries. It runs on a
+	 * later dispatch, where the inbound observation is no longer the current one, so the
+	 * calls it makes are not seen as its own.
+	 */
+	public static final String PARKED_ATTRIBUTE = PathFenceFilter.class.getName() + ".PARKED";
+
 	static final String GRANTED_TICKET = PathFenceFilter.class.getName() + ".GRANTED_TICKET";
 
 	/**
@@ -97,7 +111,10 @@ public class PathFenceFilter implements Filter {
 				this.rejectionRoute.attribute(request);
 				ProblemResponse.write(request, response, path, RejectionReason.QUEUE_FULL, this.retryAfter);
 			}
-			case QUEUED -> park(parked, ticket, request, response);
+			case QUEUED -> {
+				request.setAttribute(PARKED_ATTRIBUTE, Boolean.TRUE);
+				park(parked, ticket, request, response);
+			}
 		}
 	}
 

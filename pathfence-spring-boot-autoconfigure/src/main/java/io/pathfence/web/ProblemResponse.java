@@ -33,6 +33,7 @@ final class ProblemResponse {
 	 */
 	static void write(HttpServletRequest request, HttpServletResponse response, String path, RejectionReason reason,
 			Duration retryAfter, boolean flush) throws IOException {
+		request.setAttribute(PathFenceFilter.REJECTED_ATTRIBUTE, path);
 		if (response.isCommitted()) {
 			return;
 		}

@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
+import org.springframework.web.servlet.mvc.condition.PathPatternsRequestCondition;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.util.ServletRequestPathUtils;
 import org.springframework.web.util.pattern.PathPattern;
@@ -22,7 +23,7 @@ import io.pathfence.core.PathFence;
 /**
  * Decides which execution path an inbound request belongs to: the path named by
  * {@code @FencedPath} on the handler that will serve it, else the first configured route
- * that matches, else the local path.
+ * that matches, else the path learned for the handler's route, else the local path.
  */
 public final class RequestClassifier {
 
@@ -34,6 +35,11 @@ public final class RequestClassifier {
 	private final List<PathPattern> exempt;
 
 	private final Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths;
+
+	private final LearnedClassification learned;
+
+	/** Whether some handler names a path; set with {@link #handlers}. */
+	private volatile boolean anyFenced;
 
 	/**
 	 * Each handler mapping's request mappings with their paths; empty when no handler
@@ -62,6 +68,19 @@ public final class RequestClassifier {
 	 */
 	public RequestClassifier(List<String> exemptRoutes, Map<String, PathRoutes> routes,
 			Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths) {
+		this(exemptRoutes, routes, handlerPaths, null);
+	}
+
+	/**
+	 * @param exemptRoutes request path patterns that bypass the fence
+	 * @param routes configured patterns by path name, with the HTTP methods each path's
+	 * routes are limited to
+	 * @param handlerPaths as for {@link #RequestClassifier(Map, Supplier)}
+	 * @param learned paths learned for handlers' routes, or {@code null}
+	 */
+	public RequestClassifier(List<String> exemptRoutes, Map<String, PathRoutes> routes,
+			Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths, LearnedClassification learned) {
+		this.learned = learned;
 		List<PathPattern> exempt = new ArrayList<>();
 		for (int i = 0; i < exemptRoutes.size(); i++) {
 			exempt.add(parse("pathfence.exempt-routes[" + i + "]", exemptRoutes.get(i)));
@@ -95,10 +114,12 @@ public final class RequestClassifier {
 			}
 		}
 		List<Map<RequestMappingInfo, String>> handlers = handlers();
-		if (!handlers.isEmpty()) {
-			String path = classifyByHandler(request, handlers);
-			if (!path.equals(FencedHandlers.UNFENCED)) {
-				return path;
+		boolean learning = this.learned != null && !this.learned.isEmpty();
+		Match match = null;
+		if (this.anyFenced || (learning && !handlers.isEmpty())) {
+			match = bestMatch(request, handlers);
+			if (match != null && !match.path().equals(FencedHandlers.UNFENCED)) {
+				return match.path();
 			}
 		}
 		if (!this.routes.isEmpty()) {
@@ -111,6 +132,12 @@ public final class RequestClassifier {
 				}
 			}
 		}
+		if (learning && match != null && match.pattern() != null) {
+			String path = this.learned.pathOf(request.getMethod(), match.pattern());
+			if (path != null) {
+				return path;
+			}
+		}
 		return PathFence.LOCAL;
 	}
 
@@ -120,7 +147,7 @@ public final class RequestClassifier {
 	 * specific pattern wins), so that an annotated {@code /orders/{id}} does not claim
 	 * {@code /orders/special} when another handler serves that.
 	 */
-	private String classifyByHandler(HttpServletRequest request, List<Map<RequestMappingInfo, String>> handlers) {
+	private Match bestMatch(HttpServletRequest request, List<Map<RequestMappingInfo, String>> handlers) {
 		boolean parsedHere = !ServletRequestPathUtils.hasParsedRequestPath(request);
 		if (parsedHere) {
 			ServletRequestPathUtils.parseAndCache(request);
@@ -137,10 +164,12 @@ public final class RequestClassifier {
 					}
 				}
 				if (best != null) {
-					return bestPath;
+					PathPatternsRequestCondition patterns = best.getPathPatternsCondition();
+					String pattern = (patterns != null) ? patterns.getFirstPattern().getPatternString() : null;
+					return new Match(bestPath, pattern);
 				}
 			}
-			return FencedHandlers.UNFENCED;
+			return null;
 		}
 		finally {
 			if (parsedHere) {
@@ -148,6 +177,14 @@ public final class RequestClassifier {
 				ServletRequestPathUtils.clearParsedRequestPath(request);
 			}
 		}
+	}
+
+	/**
+	 * The handler the dispatcher will choose: the path {@code @FencedPath} names on it
+	 * (or {@link FencedHandlers#UNFENCED}) and the pattern that matched, as Spring MVC
+	 * reports it to observations.
+	 */
+	private record Match(String path, String pattern) {
 	}
 
 	private List<Map<RequestMappingInfo, String>> handlers() {
@@ -158,9 +195,10 @@ public final class RequestClassifier {
 				.anyMatch((mapping) -> mapping.values()
 					.stream()
 					.anyMatch((path) -> !path.equals(FencedHandlers.UNFENCED)));
-			// Without a single @FencedPath there is nothing to look up: classify by the
-			// routes alone, cheaply.
-			current = anyFenced ? List.copyOf(found) : List.of();
+			this.anyFenced = anyFenced;
+			// Without a single @FencedPath, and nothing learned to look up, classify by
+			// the routes alone, cheaply.
+			current = (anyFenced || this.learned != null) ? List.copyOf(found) : List.of();
 			this.handlers = current;
 		}
 		return current;
