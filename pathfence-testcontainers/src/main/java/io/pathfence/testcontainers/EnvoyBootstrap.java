@@ -104,8 +104,8 @@ public final class EnvoyBootstrap {
 				    "load_assignment": {"cluster_name": "target", "endpoints": [{"lb_endpoints": [{"endpoint": {
 				      "address": {"socket_address": {"address": %s, "port_value": %d}}}}]}]}}]}}
 				"""
-			.formatted(quote(this.listenAddress), this.adminPort, STATS_CONFIG, quote(this.listenAddress), this.proxyPort,
-					filters, quote(this.targetHost), this.targetPort);
+			.formatted(quote(this.listenAddress), this.adminPort, STATS_CONFIG, quote(this.listenAddress),
+					this.proxyPort, filters, quote(this.targetHost), this.targetPort);
 	}
 
 	/**
