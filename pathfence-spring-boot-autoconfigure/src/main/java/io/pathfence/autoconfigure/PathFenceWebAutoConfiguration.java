@@ -37,11 +37,16 @@ import io.pathfence.web.RequestClassifier;
 public final class PathFenceWebAutoConfiguration {
 
 	/**
-	 * After Boot's own filters (character encoding, observation, security, request
-	 * context), so that they have done their work before a request is parked, and before
-	 * the dispatcher servlet does any real work.
+	 * Last, after every other filter (the registration also asks to be matched after the
+	 * others, which settles ties with filters left at the lowest precedence, the default
+	 * of a {@code @Component} filter). A request that waits for its permit is suspended
+	 * in this filter and comes back through the chain as an {@code ASYNC} dispatch, which
+	 * filters registered for {@code REQUEST} only never see and a
+	 * {@code OncePerRequestFilter} skips: every filter must therefore have run on the
+	 * request before it can be parked, as every filter has before Spring MVC suspends an
+	 * async handler.
 	 */
-	public static final int FILTER_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+	public static final int FILTER_ORDER = Ordered.LOWEST_PRECEDENCE;
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -78,6 +83,7 @@ public final class PathFenceWebAutoConfiguration {
 		registration.setAsyncSupported(true);
 		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
 		registration.setOrder(FILTER_ORDER);
+		registration.setMatchAfter(true);
 		return registration;
 	}
 
