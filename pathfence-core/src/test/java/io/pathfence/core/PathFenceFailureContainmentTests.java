@@ -1,0 +1,44 @@
+package io.pathfence.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import org.junit.jupiter.api.Test;
+
+import static io.pathfence.core.Inspection.isGranted;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Failures the fence does not cause but must survive: an {@link Error} from a waiter, a
+ * listener, a predicate or the clock may fail the call that ran it, but never leaves a
+ * permit held, a waiter untold, or a path without its timeouts.
+ */
+class PathFenceFailureContainmentTests {
+
+	private final List<Ticket> granted = new ArrayList<>();
+
+	@Test
+	void anErrorInOneExpiryCallbackDoesNotEndThePathsLaterTimeouts() throws Exception {
+		PathFence fence = PathFence.builder(1).path("a", 1, 5, Duration.ofMillis(20)).build();
+		try {
+			fence.acquire("a", Inspection.onGrant(this.granted::add));
+			fence.acquire("a", Inspection.waiter(this.granted::add, (ticket) -> {
+				throw new StackOverflowError();
+			}));
+			Thread.sleep(100);
+			CountDownLatch expired = new CountDownLatch(1);
+			fence.acquire("a", Inspection.waiter(this.granted::add, (ticket) -> expired.countDown()));
+			assertThat(expired.await(1, TimeUnit.SECONDS)).as("the next waiter's expiry").isTrue();
+		}
+		finally {
+			fence.close();
+		}
+	}
+
+}
