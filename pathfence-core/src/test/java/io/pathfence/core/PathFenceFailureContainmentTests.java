@@ -41,4 +41,28 @@ class PathFenceFailureContainmentTests {
 		}
 	}
 
+	@Test
+	void aClockThatFailsOnceOnTheTimerThreadDoesNotEndTheTimeouts() throws Exception {
+		AtomicInteger timerReads = new AtomicInteger();
+		LongSupplier clock = () -> {
+			if (Thread.currentThread().getName().equals("pathfence-wait-timer") && timerReads.incrementAndGet() == 3) {
+				throw new StackOverflowError();
+			}
+			return System.nanoTime();
+		};
+		PathFence fence = PathFence.builder(1).path("a", 1, 5, Duration.ofMillis(20)).nanoClock(clock).build();
+		try {
+			fence.acquire("a", Inspection.onGrant(this.granted::add));
+			for (int i = 0; i < 10; i++) {
+				CountDownLatch expired = new CountDownLatch(1);
+				fence.acquire("a", Inspection.waiter(this.granted::add, (ticket) -> expired.countDown()));
+				assertThat(expired.await(200, TimeUnit.MILLISECONDS)).as("expiry of waiter %d", i).isTrue();
+			}
+			assertThat(timerReads.get()).as("reads of the clock by the timer").isGreaterThan(3);
+		}
+		finally {
+			fence.close();
+		}
+	}
+
 }
