@@ -9,7 +9,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -189,8 +188,17 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		switch (ticket.admission()) {
 			case GRANTED -> {
 				run.ticket = ticket;
-				if (!dispatch(run)) {
-					ticket.release();
+				boolean dispatched = false;
+				try {
+					dispatched = dispatch(run);
+				}
+				finally {
+					// Whatever the workers threw, the task holds no permit.
+					if (!dispatched) {
+						ticket.release();
+					}
+				}
+				if (!dispatched) {
 					throw new TaskRejectedException("Workers of path '" + path + "' did not accept the task");
 				}
 			}
@@ -228,7 +236,9 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			this.workers.execute(run);
 			return true;
 		}
-		catch (RejectedExecutionException ex) {
+		catch (RuntimeException ex) {
+			// Refused the ordinary way (RejectedExecutionException) or otherwise: either
+			// way the task will not run.
 			if (run.future != null) {
 				run.future.setException(new TaskRejectedException(
 						"Workers of path '" + run.path + "' refused a granted task: they are shut down", ex));
@@ -319,8 +329,13 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				try {
 					PathFenceTaskExecutor.this.workers.execute(() -> this.future.reject(RejectionReason.TIMEOUT));
 				}
-				catch (RejectedExecutionException ex) {
+				catch (RuntimeException | Error ex) {
+					// Workers that cannot take it (shut down, no thread to be had): the
+					// future must fail all the same, here.
 					this.future.reject(RejectionReason.TIMEOUT);
+					if (ex instanceof VirtualMachineError fatal) {
+						throw fatal;
+					}
 				}
 			}
 		}
@@ -351,9 +366,17 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				// stays held for good.
 				FencedRun parked = successor.next;
 				successor.next = null;
-				if (parked != null && !toWorkers(parked)) {
-					logger.warn("Workers refused a granted task of path '" + parked.path + "'; it is dropped");
-					parked.ticket.release();
+				if (parked != null) {
+					boolean handedOn = false;
+					try {
+						handedOn = toWorkers(parked);
+					}
+					finally {
+						if (!handedOn) {
+							logger.warn("Workers refused a granted task of path '" + parked.path + "'; it is dropped");
+							parked.ticket.release();
+						}
+					}
 				}
 			}
 		}
