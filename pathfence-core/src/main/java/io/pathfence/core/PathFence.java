@@ -315,8 +315,24 @@ public final class PathFence implements AutoCloseable {
 		finally {
 			this.lock.unlock();
 		}
+		// Each granted waiter is told even if one before it fails: a waiter left untold
+		// would hold its permit for good.
+		Throwable failure = null;
 		for (Ticket ticket : granted) {
-			this.outcomes.granted(ticket);
+			try {
+				this.outcomes.granted(ticket);
+			}
+			catch (RuntimeException | Error ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+			}
+		}
+		if (failure instanceof RuntimeException ex) {
+			throw ex;
+		}
+		if (failure instanceof Error err) {
+			throw err;
 		}
 	}
 

@@ -65,4 +65,20 @@ class PathFenceFailureContainmentTests {
 		}
 	}
 
+	@Test
+	void anErrorFromOneGrantedWaiterDuringAResizeStrandsNoOtherGrant() {
+		PathFence fence = PathFence.builder(10).path("a", 0, 3, Duration.ZERO).build();
+		Ticket failing = fence.acquire("a", Inspection.onGrant((ticket) -> {
+			throw new AssertionError("waiter broke");
+		}));
+		Ticket second = fence.acquire("a", Inspection.onGrant(this.granted::add));
+		assertThatThrownBy(() -> fence.resize("a", 2)).isInstanceOf(AssertionError.class);
+		assertThat(isGranted(failing)).isFalse();
+		assertThat(this.granted).containsExactly(second);
+		assertThat(fence.figures("a").active()).isEqualTo(1);
+		second.release();
+		assertThat(fence.figures("a").active()).isZero();
+		assertThat(Inspection.violations(fence)).isEmpty();
+	}
+
 }
