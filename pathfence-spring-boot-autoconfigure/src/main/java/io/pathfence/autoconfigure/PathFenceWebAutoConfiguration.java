@@ -17,12 +17,16 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.config.annotation.AsyncSupportConfigurer;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.task.FencedPathAdvisingPostProcessor;
 import io.pathfence.web.FencedHandlers;
+import io.pathfence.web.PathFenceCallableInterceptor;
 import io.pathfence.web.PathFenceFilter;
+import io.pathfence.web.PathRejectedExceptionResolver;
 import io.pathfence.web.RejectionRoute;
 import io.pathfence.web.RequestClassifier;
 
@@ -70,6 +74,22 @@ public final class PathFenceWebAutoConfiguration {
 	FencedHandlers.Verifier pathFenceHandlerVerifier(PathFence fence,
 			ObjectProvider<RequestMappingHandlerMapping> handlerMappings) {
 		return new FencedHandlers.Verifier(fence, handlerMappings);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PathRejectedExceptionResolver pathRejectedExceptionResolver(PathFenceProperties properties) {
+		return new PathRejectedExceptionResolver(properties.getRetryAfter());
+	}
+
+	@Bean
+	WebMvcConfigurer pathFenceAsyncSupportConfigurer() {
+		return new WebMvcConfigurer() {
+			@Override
+			public void configureAsyncSupport(AsyncSupportConfigurer configurer) {
+				configurer.registerCallableInterceptors(new PathFenceCallableInterceptor());
+			}
+		};
 	}
 
 	@Bean

@@ -57,6 +57,15 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	private volatile boolean shutdown;
 
 	/**
+	 * Set on a thread about to submit a task that reports its own queue timeout (Spring
+	 * MVC's task for an async handler); the next task admitted on the thread takes it.
+	 */
+	private static final ThreadLocal<Boolean> reportsTimeout = new ThreadLocal<>();
+
+	/** The rejection under which a timed-out task runs to report its timeout. */
+	private static final ThreadLocal<PathRejectedException> timedOut = new ThreadLocal<>();
+
+	/**
 	 * @param fence the reservations, which also time the waits
 	 * @param workers the threads that run granted tasks; they must be able to run as many
 	 * tasks at once as the fence's pool has permits, or granted tasks wait again in the
@@ -160,6 +169,32 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	}
 
 	/**
+	 * Marks the next task submitted on this thread as one that reports its own queue
+	 * timeout: past the timeout it is run anyway, without a permit, while
+	 * {@link #timedOut()} returns the rejection, and must then do nothing but report it.
+	 * Spring MVC's task for an async handler is such a task: its
+	 * {@code CallableProcessingInterceptor}s run before the handler's callable, and one
+	 * that throws the rejection becomes the request's result, so the client is answered
+	 * at once rather than after the async request timeout.
+	 */
+	public static void nextTaskReportsItsTimeout() {
+		reportsTimeout.set(Boolean.TRUE);
+	}
+
+	/** Clears a mark of {@link #nextTaskReportsItsTimeout()} that no task took. */
+	public static void clearTimeoutReport() {
+		reportsTimeout.remove();
+	}
+
+	/**
+	 * On a task run only to report its queue timeout, the rejection; {@code null}
+	 * otherwise.
+	 */
+	public static PathRejectedException timedOut() {
+		return timedOut.get();
+	}
+
+	/**
 	 * Cancels a granted task that the workers took but will not run (they shut down): its
 	 * permit goes back and its future is cancelled. Returns whether it was a task of a
 	 * {@code PathFenceTaskExecutor}.
@@ -176,8 +211,13 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		if (this.shutdown) {
 			throw new TaskRejectedException("Executor is shut down; a task of path '" + path + "' is refused");
 		}
+		boolean runsOnTimeout = reportsTimeout.get() != null;
+		if (runsOnTimeout) {
+			reportsTimeout.remove();
+		}
 		Runnable decorated = (this.taskDecorator != null) ? this.taskDecorator.decorate(task) : task;
 		FencedRun run = new FencedRun(path, decorated, future);
+		run.runsOnTimeout = runsOnTimeout && future != null && future.completion == null;
 		Ticket ticket;
 		try {
 			ticket = this.fence.acquire(path, run);
@@ -292,6 +332,9 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		/** Set when granted, before the task is handed to a worker. */
 		Ticket ticket;
 
+		/** Whether the task is run, without a permit, to report its queue timeout. */
+		boolean runsOnTimeout;
+
 		FencedRun(String path, Runnable task, FencedFuture<?> future) {
 			this.path = path;
 			this.task = task;
@@ -315,7 +358,20 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 		@Override
 		public void expired(Ticket expired) {
-			if (this.future == null) {
+			if (this.runsOnTimeout) {
+				// The task's own code reports the timeout: on a worker, not on the
+				// fence's expiry thread.
+				try {
+					PathFenceTaskExecutor.this.workers.execute(this::reportTimeout);
+				}
+				catch (RuntimeException | Error ex) {
+					reportTimeout();
+					if (ex instanceof VirtualMachineError fatal) {
+						throw fatal;
+					}
+				}
+			}
+			else if (this.future == null) {
 				// Nobody holds a future of an execute() task (or an @Async void method):
 				// say it was dropped.
 				logger.warn("A task of path '" + this.path + "' waited past its queue timeout and was dropped");
@@ -378,6 +434,16 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 						}
 					}
 				}
+			}
+		}
+
+		private void reportTimeout() {
+			timedOut.set(new PathRejectedException(this.path, RejectionReason.TIMEOUT));
+			try {
+				this.task.run();
+			}
+			finally {
+				timedOut.remove();
 			}
 		}
 
