@@ -186,17 +186,38 @@ public final class PathFence implements AutoCloseable {
 		finally {
 			this.lock.unlock();
 		}
-		switch (ticket.admission) {
-			case GRANTED -> heard.granted(path, 0);
-			case REJECTED -> heard.rejected(path, RejectionReason.QUEUE_FULL, 0);
-			case QUEUED -> {
-				heard.queued(path);
-				if (ticket.queuedReported()) {
-					this.outcomes.endedBeforeReported(ticket);
+		try {
+			switch (ticket.admission) {
+				case GRANTED -> heard.granted(path, 0);
+				case REJECTED -> heard.rejected(path, RejectionReason.QUEUE_FULL, 0);
+				case QUEUED -> {
+					heard.queued(path);
+					if (ticket.queuedReported()) {
+						this.outcomes.endedBeforeReported(ticket);
+					}
 				}
 			}
 		}
+		catch (VirtualMachineError fatal) {
+			// A listener failed fatally before the caller got its ticket: the caller
+			// cannot release a permit or cancel a wait it never heard of, so the ticket
+			// is taken back here.
+			takeBack(ticket);
+			throw fatal;
+		}
 		return ticket;
+	}
+
+	/**
+	 * Takes back a ticket whose acquire failed: out of its queue, or its permit released
+	 * if granted meanwhile. Its waiter hears nothing more; a permit granted to it while
+	 * the acquiring thread was to tell of the grant was not told either.
+	 */
+	private void takeBack(Ticket ticket) {
+		if (ticket.admission == Admission.QUEUED && ticket.cancel()) {
+			return;
+		}
+		ticket.release();
 	}
 
 	boolean release(Ticket ticket) {

@@ -81,4 +81,37 @@ class PathFenceFailureContainmentTests {
 		assertThat(Inspection.violations(fence)).isEmpty();
 	}
 
+	@Test
+	void aFatalErrorFromAListenerOnAnImmediateGrantLeavesNoPermitHeld() {
+		PathFence fence = PathFence.builder(1).path("a", 1, 5, Duration.ZERO).build();
+		fence.addListener(new PathFenceListener() {
+			@Override
+			public void onGranted(String path, long waitNanos) {
+				throw new StackOverflowError();
+			}
+		});
+		assertThatThrownBy(() -> fence.acquire("a", Inspection.onGrant(this.granted::add)))
+			.isInstanceOf(StackOverflowError.class);
+		assertThat(fence.figures("a").active()).isZero();
+		assertThat(Inspection.violations(fence)).isEmpty();
+	}
+
+	@Test
+	void aFatalErrorFromAListenerOnQueueingLeavesNothingWaiting() {
+		PathFence fence = PathFence.builder(1).path("a", 1, 5, Duration.ZERO).build();
+		Ticket holder = fence.acquire("a", Inspection.onGrant(this.granted::add));
+		fence.addListener(new PathFenceListener() {
+			@Override
+			public void onQueued(String path) {
+				throw new StackOverflowError();
+			}
+		});
+		assertThatThrownBy(() -> fence.acquire("a", Inspection.onGrant(this.granted::add)))
+			.isInstanceOf(StackOverflowError.class);
+		assertThat(fence.figures("a").queued()).isZero();
+		holder.release();
+		assertThat(this.granted).as("a task whose acquire failed is never granted").isEmpty();
+		assertThat(fence.figures("a").active()).isZero();
+	}
+
 }
