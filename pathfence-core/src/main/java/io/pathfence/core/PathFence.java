@@ -265,22 +265,38 @@ public final class PathFence implements AutoCloseable {
 	/**
 	 * Takes every waiting ticket whose waiter matches out of its queue, as
 	 * {@link Ticket#cancel()} does: a client that shuts down takes back the work it
-	 * queued. Returns their waiters, in queue order, path by path.
+	 * queued. Returns their waiters, in queue order, path by path. The predicate runs
+	 * outside the fence's lock, on the tickets waiting when the call began; if it throws,
+	 * nothing is taken.
 	 */
 	public List<Waiter> cancelWaiting(Predicate<? super Waiter> whose) {
-		List<Ticket> cancelled = new ArrayList<>();
+		List<Ticket> waiting = new ArrayList<>();
 		this.lock.lock();
 		try {
 			for (Reservation reservation : this.permits.all) {
-				Ticket ticket = reservation.queue.peek();
-				while (ticket != null) {
-					Ticket next = ticket.next;
-					if (whose.test(ticket.waiter)) {
-						reservation.queue.remove(ticket);
-						ticket.state = Ticket.State.CANCELLED;
-						cancelled.add(ticket);
-					}
-					ticket = next;
+				for (Ticket ticket = reservation.queue.peek(); ticket != null; ticket = ticket.next) {
+					waiting.add(ticket);
+				}
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+		List<Ticket> matching = new ArrayList<>();
+		for (Ticket ticket : waiting) {
+			if (whose.test(ticket.waiter)) {
+				matching.add(ticket);
+			}
+		}
+		List<Ticket> cancelled = new ArrayList<>(matching.size());
+		this.lock.lock();
+		try {
+			for (Ticket ticket : matching) {
+				// Granted or expired meanwhile: its waiter is told as usual.
+				if (ticket.state == Ticket.State.WAITING) {
+					ticket.path.queue.remove(ticket);
+					ticket.state = Ticket.State.CANCELLED;
+					cancelled.add(ticket);
 				}
 			}
 		}

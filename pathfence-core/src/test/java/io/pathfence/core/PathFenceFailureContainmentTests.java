@@ -114,4 +114,31 @@ class PathFenceFailureContainmentTests {
 		assertThat(fence.figures("a").active()).isZero();
 	}
 
+	@Test
+	void aPredicateThatThrowsWhileCancellingLeavesEveryTicketWaitingOrHeardOf() {
+		AtomicInteger dequeued = new AtomicInteger();
+		PathFence fence = PathFence.builder(1).path("a", 1, 5, Duration.ZERO).build();
+		fence.acquire("a", Inspection.onGrant(this.granted::add));
+		fence.addListener(new PathFenceListener() {
+			@Override
+			public void onDequeued(String path) {
+				dequeued.incrementAndGet();
+			}
+		});
+		List<Waiter> waiters = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			Waiter waiter = Inspection.onGrant(this.granted::add);
+			waiters.add(waiter);
+			fence.acquire("a", waiter);
+		}
+		assertThatThrownBy(() -> fence.cancelWaiting((waiter) -> {
+			if (waiter == waiters.get(1)) {
+				throw new IllegalStateException("predicate broke");
+			}
+			return true;
+		})).isInstanceOf(IllegalStateException.class);
+		assertThat(fence.figures("a").queued() + dequeued.get()).as("waiting, or heard leaving the queue").isEqualTo(3);
+		assertThat(Inspection.violations(fence)).isEmpty();
+	}
+
 }
