@@ -196,15 +196,39 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	/**
 	 * Cancels a granted task that the workers took but will not run (they shut down): its
-	 * permit goes back and its future is cancelled. Returns whether it was a task of a
-	 * {@code PathFenceTaskExecutor}.
+	 * permit goes back and its future is cancelled. A queue timeout the workers were to
+	 * report is reported here, on the calling thread, so its future does not stay
+	 * pending. Returns whether it was a task of a {@code PathFenceTaskExecutor}.
 	 */
 	public static boolean abandon(Runnable task) {
 		if (task instanceof FencedRun run) {
 			run.abandon();
 			return true;
 		}
+		if (task instanceof TimeoutReport report) {
+			report.run();
+			return true;
+		}
 		return false;
+	}
+
+	/**
+	 * Reports a task's queue timeout on a worker; known by type, so that workers that
+	 * drop it at shutdown can still report it.
+	 */
+	private static final class TimeoutReport implements Runnable {
+
+		private final Runnable report;
+
+		TimeoutReport(Runnable report) {
+			this.report = report;
+		}
+
+		@Override
+		public void run() {
+			this.report.run();
+		}
+
 	}
 
 	private void admit(String path, Runnable task, FencedFuture<?> future) {
@@ -362,7 +386,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				// The task's own code reports the timeout: on a worker, not on the
 				// fence's expiry thread.
 				try {
-					PathFenceTaskExecutor.this.workers.execute(this::reportTimeout);
+					PathFenceTaskExecutor.this.workers.execute(new TimeoutReport(this::reportTimeout));
 				}
 				catch (RuntimeException | Error ex) {
 					reportTimeout();
@@ -383,7 +407,8 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				// The dependents of a CompletableFuture are the application's code: they
 				// run on a worker, not on the fence's expiry thread.
 				try {
-					PathFenceTaskExecutor.this.workers.execute(() -> this.future.reject(RejectionReason.TIMEOUT));
+					PathFenceTaskExecutor.this.workers
+						.execute(new TimeoutReport(() -> this.future.reject(RejectionReason.TIMEOUT)));
 				}
 				catch (RuntimeException | Error ex) {
 					// Workers that cannot take it (shut down, no thread to be had): the
