@@ -41,8 +41,15 @@ final class ExpiryLane implements Runnable {
 		return true;
 	}
 
+	/**
+	 * Delivers until the lane is empty. A fatal error from one waiter (a stack overflow,
+	 * no memory for a thread) is thrown only once the lane is empty and marked idle:
+	 * thrown at once, it would take the rest of the batch with it and leave the lane
+	 * marked running for good, so the path would never hear of a timeout again.
+	 */
 	@Override
 	public void run() {
+		VirtualMachineError fatal = null;
 		while (true) {
 			Ticket batch;
 			this.fence.lock.lock();
@@ -52,7 +59,7 @@ final class ExpiryLane implements Runnable {
 				this.last = null;
 				if (batch == null) {
 					this.running = false;
-					return;
+					break;
 				}
 			}
 			finally {
@@ -62,8 +69,18 @@ final class ExpiryLane implements Runnable {
 				Ticket expired = batch;
 				batch = batch.next;
 				expired.next = null;
-				this.fence.outcomes.expired(expired);
+				try {
+					this.fence.outcomes.expired(expired);
+				}
+				catch (VirtualMachineError ex) {
+					if (fatal == null) {
+						fatal = ex;
+					}
+				}
 			}
+		}
+		if (fatal != null) {
+			throw fatal;
 		}
 	}
 

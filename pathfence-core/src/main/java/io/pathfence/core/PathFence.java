@@ -219,16 +219,37 @@ public final class PathFence implements AutoCloseable {
 
 	/** Tells the listeners how a ticket was admitted; outside the lock. */
 	private void reportAdmission(Ticket ticket, Listeners heard, String path) {
-		switch (ticket.admission) {
-			case GRANTED -> heard.granted(path, 0);
-			case REJECTED -> heard.rejected(path, RejectionReason.QUEUE_FULL, 0);
-			case QUEUED -> {
-				heard.queued(path);
-				if (ticket.queuedReported()) {
-					this.outcomes.endedBeforeReported(ticket);
+		try {
+			switch (ticket.admission) {
+				case GRANTED -> heard.granted(path, 0);
+				case REJECTED -> heard.rejected(path, RejectionReason.QUEUE_FULL, 0);
+				case QUEUED -> {
+					heard.queued(path);
+					if (ticket.queuedReported()) {
+						this.outcomes.endedBeforeReported(ticket);
+					}
 				}
 			}
 		}
+		catch (VirtualMachineError fatal) {
+			// A listener failed fatally before the caller got its ticket: the caller
+			// cannot release a permit or cancel a wait it never heard of, so the ticket
+			// is taken back here.
+			takeBack(ticket);
+			throw fatal;
+		}
+	}
+
+	/**
+	 * Takes back a ticket whose acquire failed: out of its queue, or its permit released
+	 * if granted meanwhile. Its waiter hears nothing more; a permit granted to it while
+	 * the acquiring thread was to tell of the grant was not told either.
+	 */
+	private void takeBack(Ticket ticket) {
+		if (ticket.admission == Admission.QUEUED && ticket.cancel()) {
+			return;
+		}
+		ticket.release();
 	}
 
 	boolean release(Ticket ticket) {
@@ -276,22 +297,38 @@ public final class PathFence implements AutoCloseable {
 	/**
 	 * Takes every waiting ticket whose waiter matches out of its queue, as
 	 * {@link Ticket#cancel()} does: a client that shuts down takes back the work it
-	 * queued. Returns their waiters, in queue order, path by path.
+	 * queued. Returns their waiters, in queue order, path by path. The predicate runs
+	 * outside the fence's lock, on the tickets waiting when the call began; if it throws,
+	 * nothing is taken.
 	 */
 	public List<Waiter> cancelWaiting(Predicate<? super Waiter> whose) {
-		List<Ticket> cancelled = new ArrayList<>();
+		List<Ticket> waiting = new ArrayList<>();
 		this.lock.lock();
 		try {
 			for (Reservation reservation : this.permits.all) {
-				Ticket ticket = reservation.queue.peek();
-				while (ticket != null) {
-					Ticket next = ticket.next;
-					if (whose.test(ticket.waiter)) {
-						reservation.queue.remove(ticket);
-						ticket.state = Ticket.State.CANCELLED;
-						cancelled.add(ticket);
-					}
-					ticket = next;
+				for (Ticket ticket = reservation.queue.peek(); ticket != null; ticket = ticket.next) {
+					waiting.add(ticket);
+				}
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+		List<Ticket> matching = new ArrayList<>();
+		for (Ticket ticket : waiting) {
+			if (whose.test(ticket.waiter)) {
+				matching.add(ticket);
+			}
+		}
+		List<Ticket> cancelled = new ArrayList<>(matching.size());
+		this.lock.lock();
+		try {
+			for (Ticket ticket : matching) {
+				// Granted or expired meanwhile: its waiter is told as usual.
+				if (ticket.state == Ticket.State.WAITING) {
+					ticket.path.queue.remove(ticket);
+					ticket.state = Ticket.State.CANCELLED;
+					cancelled.add(ticket);
 				}
 			}
 		}
@@ -347,8 +384,24 @@ public final class PathFence implements AutoCloseable {
 		finally {
 			this.lock.unlock();
 		}
+		// Each granted waiter is told even if one before it fails: a waiter left untold
+		// would hold its permit for good.
+		Throwable failure = null;
 		for (Ticket ticket : granted) {
-			this.outcomes.granted(ticket);
+			try {
+				this.outcomes.granted(ticket);
+			}
+			catch (RuntimeException | Error ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+			}
+		}
+		if (failure instanceof RuntimeException ex) {
+			throw ex;
+		}
+		if (failure instanceof Error err) {
+			throw err;
 		}
 	}
 

@@ -22,7 +22,15 @@ import java.util.concurrent.locks.Condition;
  */
 final class WaitTimer {
 
+	private static final System.Logger logger = System.getLogger(PathFence.class.getName());
+
 	private static final long IDLE_THREAD_KEEP_ALIVE_SECONDS = 10;
+
+	/**
+	 * How long the timer pauses after a failure of its own (a clock that threw, no thread
+	 * for a lane), so that one that persists does not spin a core.
+	 */
+	private static final long FAILURE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
 	private final PathFence fence;
 
@@ -38,6 +46,8 @@ final class WaitTimer {
 	private boolean sleepsUntilWoken;
 
 	private long wakeAt;
+
+	private boolean failedBefore;
 
 	WaitTimer(PathFence fence) {
 		this.fence = fence;
@@ -110,18 +120,23 @@ final class WaitTimer {
 	}
 
 	/**
-	 * Starts the lanes' runners. Called outside the lock; after {@link #stop()} the lanes
-	 * are run on the calling thread.
+	 * Starts the lanes' runners, taking each out of {@code lanes} once it is on its way:
+	 * if starting one fails, those left are still to start. Called outside the lock;
+	 * after {@link #stop()} the lanes are run on the calling thread.
 	 */
 	void start(List<ExpiryLane> lanes) {
 		ThreadPoolExecutor threads = expiryThreads();
-		for (ExpiryLane lane : lanes) {
+		while (!lanes.isEmpty()) {
+			ExpiryLane lane = lanes.get(lanes.size() - 1);
 			try {
 				threads.execute(lane);
 			}
 			catch (java.util.concurrent.RejectedExecutionException ex) {
+				lanes.remove(lanes.size() - 1);
 				lane.run();
+				continue;
 			}
+			lanes.remove(lanes.size() - 1);
 		}
 	}
 
@@ -180,43 +195,83 @@ final class WaitTimer {
 		}
 	}
 
+	/**
+	 * The timer's loop. It ends only when the fence closes: a failure (the clock threw, a
+	 * lane could not be started) is logged and the loop goes on after a pause, with the
+	 * lanes not yet started still to start, since every path's timeouts depend on this
+	 * one thread.
+	 */
 	private void run() {
 		List<ExpiryLane> toStart = new ArrayList<>();
 		this.fence.lock.lock();
 		try {
 			while (!this.fence.closed) {
-				long now = this.fence.clock();
-				boolean waiting = false;
-				long earliest = 0;
-				for (Reservation reservation : this.fence.permits.all) {
-					if (reservation.queueTimeoutNanos == 0) {
-						continue;
-					}
-					Ticket head;
-					while ((head = reservation.queue.peek()) != null && head.deadline - now <= 0) {
-						expire(head, now, toStart);
-					}
-					if (head != null && (!waiting || head.deadline - earliest < 0)) {
-						waiting = true;
-						earliest = head.deadline;
-					}
+				try {
+					expireDue(toStart);
 				}
-				if (!toStart.isEmpty()) {
-					this.fence.lock.unlock();
-					try {
-						start(toStart);
-					}
-					finally {
-						toStart.clear();
-						this.fence.lock.lock();
-					}
-					continue;
+				catch (RuntimeException | Error ex) {
+					failed(ex);
 				}
-				sleep(waiting, earliest, now);
 			}
 		}
 		finally {
+			// Should the loop end anyway, the next timed wait starts a new timer.
+			if (!this.fence.closed && this.thread == Thread.currentThread()) {
+				this.thread = null;
+			}
 			this.fence.lock.unlock();
+		}
+	}
+
+	/**
+	 * Expires the tickets that are due and starts their lanes, or sleeps until the next
+	 * is due. Called, and returns or throws, under the lock.
+	 */
+	private void expireDue(List<ExpiryLane> toStart) {
+		long now = this.fence.clock();
+		boolean waiting = false;
+		long earliest = 0;
+		for (Reservation reservation : this.fence.permits.all) {
+			if (reservation.queueTimeoutNanos == 0) {
+				continue;
+			}
+			Ticket head;
+			while ((head = reservation.queue.peek()) != null && head.deadline - now <= 0) {
+				expire(head, now, toStart);
+			}
+			if (head != null && (!waiting || head.deadline - earliest < 0)) {
+				waiting = true;
+				earliest = head.deadline;
+			}
+		}
+		if (!toStart.isEmpty()) {
+			this.fence.lock.unlock();
+			try {
+				start(toStart);
+			}
+			finally {
+				this.fence.lock.lock();
+			}
+			return;
+		}
+		sleep(waiting, earliest, now);
+	}
+
+	/** Logs a failure of the timer's loop and pauses. Called under the lock. */
+	private void failed(Throwable failure) {
+		String message = "The PathFence wait timer failed; it goes on";
+		if (!this.failedBefore) {
+			this.failedBefore = true;
+			logger.log(System.Logger.Level.WARNING, message + " (later failures are logged at debug level)", failure);
+		}
+		else {
+			logger.log(System.Logger.Level.DEBUG, message, failure);
+		}
+		try {
+			this.due.awaitNanos(FAILURE_PAUSE_NANOS);
+		}
+		catch (InterruptedException ex) {
+			// Only close() ends the timer.
 		}
 	}
 

@@ -83,11 +83,25 @@ public class PathFenceEndpoint {
 		return resize.figures();
 	}
 
+	/**
+	 * The selector as it may be logged: it comes from the request, and a line break in it
+	 * would forge a log line.
+	 */
+	private static String loggable(String text) {
+		StringBuilder safe = new StringBuilder(text.length());
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			safe.append(Character.isISOControl(c) ? '_' : c);
+		}
+		return safe.toString();
+	}
+
 	/** Resizes a path's reservation if it can, and logs what it did. */
 	Resize attemptResize(String path, int permits) {
 		if (!this.fence.hasPath(path)) {
 			String refusal = "No path '" + path + "'; paths: " + this.fence.pathNames();
-			logger.warn("Refused to resize path '" + path + "' to " + permits + " permits: " + refusal);
+			logger.warn(
+					"Refused to resize path '" + loggable(path) + "' to " + permits + " permits: " + loggable(refusal));
 			return new Resize(null, false, refusal);
 		}
 		int before = this.fence.figures(path).permits();

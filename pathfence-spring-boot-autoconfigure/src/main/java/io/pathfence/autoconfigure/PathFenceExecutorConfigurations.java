@@ -56,7 +56,7 @@ final class PathFenceExecutorConfigurations {
 			// the dependents of CompletableFutures, which run after their task gave its
 			// permit back, so that the next task never waits for them.
 			workers.setCorePoolSize(properties.getPoolSize());
-			workers.setMaxPoolSize(2 * properties.getPoolSize());
+			workers.setMaxPoolSize((int) Math.min(Integer.MAX_VALUE, 2L * properties.getPoolSize()));
 			// The fence decorates each task on the submitting thread; decorating again on
 			// a worker would capture the context of whichever thread freed the permit.
 			workers.setTaskDecorator(null);

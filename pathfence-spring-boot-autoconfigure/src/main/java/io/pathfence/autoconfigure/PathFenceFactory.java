@@ -41,7 +41,9 @@ final class PathFenceFactory {
 			throw new InvalidPathFenceConfigurationException("pathfence.pool-size", properties.getPoolSize(),
 					"a whole number greater than 0");
 		}
-		int sum = 0;
+		// Counted in a long: permits near the int range must be reported, not wrap round
+		// and pass.
+		long sum = 0;
 		for (Map.Entry<String, PathFenceProperties.Path> entry : properties.getPaths().entrySet()) {
 			String name = entry.getKey();
 			String prefix = "pathfence.paths." + name;

@@ -17,13 +17,17 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.config.annotation.AsyncSupportConfigurer;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 import io.pathfence.core.PathFence;
 import io.pathfence.learning.LearnedPaths;
 import io.pathfence.task.FencedPathAdvisingPostProcessor;
 import io.pathfence.web.FencedHandlers;
+import io.pathfence.web.PathFenceCallableInterceptor;
 import io.pathfence.web.PathFenceFilter;
+import io.pathfence.web.PathRejectedExceptionResolver;
 import io.pathfence.web.RejectionRoute;
 import io.pathfence.web.RequestClassifier;
 
@@ -39,11 +43,16 @@ import io.pathfence.web.RequestClassifier;
 public final class PathFenceWebAutoConfiguration {
 
 	/**
-	 * After Boot's own filters (character encoding, observation, security, request
-	 * context), so that they have done their work before a request is parked, and before
-	 * the dispatcher servlet does any real work.
+	 * Last, after every other filter (the registration also asks to be matched after the
+	 * others, which settles ties with filters left at the lowest precedence, the default
+	 * of a {@code @Component} filter). A request that waits for its permit is suspended
+	 * in this filter and comes back through the chain as an {@code ASYNC} dispatch, which
+	 * filters registered for {@code REQUEST} only never see and a
+	 * {@code OncePerRequestFilter} skips: every filter must therefore have run on the
+	 * request before it can be parked, as every filter has before Spring MVC suspends an
+	 * async handler.
 	 */
-	public static final int FILTER_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+	public static final int FILTER_ORDER = Ordered.LOWEST_PRECEDENCE;
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -74,6 +83,22 @@ public final class PathFenceWebAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
+	PathRejectedExceptionResolver pathRejectedExceptionResolver(PathFenceProperties properties) {
+		return new PathRejectedExceptionResolver(properties.getRetryAfter());
+	}
+
+	@Bean
+	WebMvcConfigurer pathFenceAsyncSupportConfigurer() {
+		return new WebMvcConfigurer() {
+			@Override
+			public void configureAsyncSupport(AsyncSupportConfigurer configurer) {
+				configurer.registerCallableInterceptors(new PathFenceCallableInterceptor());
+			}
+		};
+	}
+
+	@Bean
 	@ConditionalOnMissingBean(name = "pathFenceFilterRegistration")
 	FilterRegistrationBean<PathFenceFilter> pathFenceFilterRegistration(PathFence fence, RequestClassifier classifier,
 			PathFenceProperties properties, ObjectProvider<HandlerMapping> handlerMappings) {
@@ -84,6 +109,7 @@ public final class PathFenceWebAutoConfiguration {
 		registration.setAsyncSupported(true);
 		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
 		registration.setOrder(FILTER_ORDER);
+		registration.setMatchAfter(true);
 		return registration;
 	}
 

@@ -9,7 +9,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -56,6 +55,15 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	private final TaskDecorator taskDecorator;
 
 	private volatile boolean shutdown;
+
+	/**
+	 * Set on a thread about to submit a task that reports its own queue timeout (Spring
+	 * MVC's task for an async handler); the next task admitted on the thread takes it.
+	 */
+	private static final ThreadLocal<Boolean> reportsTimeout = new ThreadLocal<>();
+
+	/** The rejection under which a timed-out task runs to report its timeout. */
+	private static final ThreadLocal<PathRejectedException> timedOut = new ThreadLocal<>();
 
 	/**
 	 * @param fence the reservations, which also time the waits
@@ -161,24 +169,79 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	}
 
 	/**
+	 * Marks the next task submitted on this thread as one that reports its own queue
+	 * timeout: past the timeout it is run anyway, without a permit, while
+	 * {@link #timedOut()} returns the rejection, and must then do nothing but report it.
+	 * Spring MVC's task for an async handler is such a task: its
+	 * {@code CallableProcessingInterceptor}s run before the handler's callable, and one
+	 * that throws the rejection becomes the request's result, so the client is answered
+	 * at once rather than after the async request timeout.
+	 */
+	public static void nextTaskReportsItsTimeout() {
+		reportsTimeout.set(Boolean.TRUE);
+	}
+
+	/** Clears a mark of {@link #nextTaskReportsItsTimeout()} that no task took. */
+	public static void clearTimeoutReport() {
+		reportsTimeout.remove();
+	}
+
+	/**
+	 * On a task run only to report its queue timeout, the rejection; {@code null}
+	 * otherwise.
+	 */
+	public static PathRejectedException timedOut() {
+		return timedOut.get();
+	}
+
+	/**
 	 * Cancels a granted task that the workers took but will not run (they shut down): its
-	 * permit goes back and its future is cancelled. Returns whether it was a task of a
-	 * {@code PathFenceTaskExecutor}.
+	 * permit goes back and its future is cancelled. A queue timeout the workers were to
+	 * report is reported here, on the calling thread, so its future does not stay
+	 * pending. Returns whether it was a task of a {@code PathFenceTaskExecutor}.
 	 */
 	public static boolean abandon(Runnable task) {
 		if (task instanceof FencedRun run) {
 			run.abandon();
 			return true;
 		}
+		if (task instanceof TimeoutReport report) {
+			report.run();
+			return true;
+		}
 		return false;
+	}
+
+	/**
+	 * Reports a task's queue timeout on a worker; known by type, so that workers that
+	 * drop it at shutdown can still report it.
+	 */
+	private static final class TimeoutReport implements Runnable {
+
+		private final Runnable report;
+
+		TimeoutReport(Runnable report) {
+			this.report = report;
+		}
+
+		@Override
+		public void run() {
+			this.report.run();
+		}
+
 	}
 
 	private void admit(String path, Runnable task, FencedFuture<?> future) {
 		if (this.shutdown) {
 			throw new TaskRejectedException("Executor is shut down; a task of path '" + path + "' is refused");
 		}
+		boolean runsOnTimeout = reportsTimeout.get() != null;
+		if (runsOnTimeout) {
+			reportsTimeout.remove();
+		}
 		Runnable decorated = (this.taskDecorator != null) ? this.taskDecorator.decorate(task) : task;
 		FencedRun run = new FencedRun(path, decorated, future);
+		run.runsOnTimeout = runsOnTimeout && future != null && future.completion == null;
 		Ticket ticket;
 		try {
 			ticket = this.fence.acquire(path, run);
@@ -189,8 +252,17 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		switch (ticket.admission()) {
 			case GRANTED -> {
 				run.ticket = ticket;
-				if (!dispatch(run)) {
-					ticket.release();
+				boolean dispatched = false;
+				try {
+					dispatched = dispatch(run);
+				}
+				finally {
+					// Whatever the workers threw, the task holds no permit.
+					if (!dispatched) {
+						ticket.release();
+					}
+				}
+				if (!dispatched) {
 					throw new TaskRejectedException("Workers of path '" + path + "' did not accept the task");
 				}
 			}
@@ -228,7 +300,9 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 			this.workers.execute(run);
 			return true;
 		}
-		catch (RejectedExecutionException ex) {
+		catch (RuntimeException ex) {
+			// Refused the ordinary way (RejectedExecutionException) or otherwise: either
+			// way the task will not run.
 			if (run.future != null) {
 				run.future.setException(new TaskRejectedException(
 						"Workers of path '" + run.path + "' refused a granted task: they are shut down", ex));
@@ -282,6 +356,9 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 		/** Set when granted, before the task is handed to a worker. */
 		Ticket ticket;
 
+		/** Whether the task is run, without a permit, to report its queue timeout. */
+		boolean runsOnTimeout;
+
 		FencedRun(String path, Runnable task, FencedFuture<?> future) {
 			this.path = path;
 			this.task = task;
@@ -305,7 +382,20 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 		@Override
 		public void expired(Ticket expired) {
-			if (this.future == null) {
+			if (this.runsOnTimeout) {
+				// The task's own code reports the timeout: on a worker, not on the
+				// fence's expiry thread.
+				try {
+					PathFenceTaskExecutor.this.workers.execute(new TimeoutReport(this::reportTimeout));
+				}
+				catch (RuntimeException | Error ex) {
+					reportTimeout();
+					if (ex instanceof VirtualMachineError fatal) {
+						throw fatal;
+					}
+				}
+			}
+			else if (this.future == null) {
 				// Nobody holds a future of an execute() task (or an @Async void method):
 				// say it was dropped.
 				logger.warn("A task of path '" + this.path + "' waited past its queue timeout and was dropped");
@@ -317,10 +407,16 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				// The dependents of a CompletableFuture are the application's code: they
 				// run on a worker, not on the fence's expiry thread.
 				try {
-					PathFenceTaskExecutor.this.workers.execute(() -> this.future.reject(RejectionReason.TIMEOUT));
+					PathFenceTaskExecutor.this.workers
+						.execute(new TimeoutReport(() -> this.future.reject(RejectionReason.TIMEOUT)));
 				}
-				catch (RejectedExecutionException ex) {
+				catch (RuntimeException | Error ex) {
+					// Workers that cannot take it (shut down, no thread to be had): the
+					// future must fail all the same, here.
 					this.future.reject(RejectionReason.TIMEOUT);
+					if (ex instanceof VirtualMachineError fatal) {
+						throw fatal;
+					}
 				}
 			}
 		}
@@ -351,10 +447,28 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 				// stays held for good.
 				FencedRun parked = successor.next;
 				successor.next = null;
-				if (parked != null && !toWorkers(parked)) {
-					logger.warn("Workers refused a granted task of path '" + parked.path + "'; it is dropped");
-					parked.ticket.release();
+				if (parked != null) {
+					boolean handedOn = false;
+					try {
+						handedOn = toWorkers(parked);
+					}
+					finally {
+						if (!handedOn) {
+							logger.warn("Workers refused a granted task of path '" + parked.path + "'; it is dropped");
+							parked.ticket.release();
+						}
+					}
 				}
+			}
+		}
+
+		private void reportTimeout() {
+			timedOut.set(new PathRejectedException(this.path, RejectionReason.TIMEOUT));
+			try {
+				this.task.run();
+			}
+			finally {
+				timedOut.remove();
 			}
 		}
 

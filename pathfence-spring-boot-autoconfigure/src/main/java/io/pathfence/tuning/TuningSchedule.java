@@ -53,9 +53,10 @@ public class TuningSchedule implements SmartLifecycle {
 					.info("Path '" + decision.path() + "' resized from " + decision.permitsBefore() + " to "
 							+ decision.permitsAfter() + " permits: " + decision.reason()));
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			// A failed decision must not end the schedule: the next window may well be
-			// fine.
+			// fine. An error thrown out of here would end it silently, as a scheduled
+			// executor keeps the failure in a future nobody reads.
 			logger.warn("PathFence tuning decision failed", ex);
 		}
 	}

@@ -21,6 +21,7 @@ import io.pathfence.core.RejectionReason;
 import io.pathfence.core.Ticket;
 import io.pathfence.core.Waiter;
 import io.pathfence.task.CurrentPath;
+import io.pathfence.task.PathFenceTaskExecutor;
 
 /**
  * Admits each inbound request through its path's reservation. A request whose path has a
@@ -100,7 +101,13 @@ public class PathFenceFilter implements Filter {
 		}
 		String path = this.classifier.classify(request);
 		if (path.equals(RequestClassifier.EXEMPT)) {
-			chain.doFilter(request, response);
+			try {
+				chain.doFilter(request, response);
+			}
+			finally {
+				// A mark no task took must not pass to the thread's next request.
+				PathFenceTaskExecutor.clearTimeoutReport();
+			}
 			return;
 		}
 		ParkedRequest parked = new ParkedRequest(request, path);
@@ -126,6 +133,7 @@ public class PathFenceFilter implements Filter {
 		}
 		finally {
 			CurrentPath.restore(previous);
+			PathFenceTaskExecutor.clearTimeoutReport();
 			ticket.release();
 		}
 	}

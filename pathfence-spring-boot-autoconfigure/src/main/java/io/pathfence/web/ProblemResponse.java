@@ -18,6 +18,13 @@ final class ProblemResponse {
 
 	static final String PATH_HEADER = "X-PathFence-Path";
 
+	/**
+	 * The most of the request URI the body repeats: a body that outgrew the response
+	 * buffer would be sent while it is written, on the path's expiry thread, and a client
+	 * that does not read would hold up the path's later timeouts.
+	 */
+	static final int MAX_INSTANCE_CHARS = 256;
+
 	private ProblemResponse() {
 	}
 
@@ -46,14 +53,18 @@ final class ProblemResponse {
 		String detail = (reason == RejectionReason.QUEUE_FULL) ? "The queue of path '" + path + "' is full."
 				: "The request waited longer than the queue timeout of path '" + path + "'.";
 		String body = "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":"
-				+ quote(detail) + ",\"instance\":" + quote(request.getRequestURI()) + ",\"path\":" + quote(path)
-				+ ",\"reason\":" + quote(reason.tag()) + "}";
+				+ quote(detail) + ",\"instance\":" + quote(instance(request.getRequestURI())) + ",\"path\":"
+				+ quote(path) + ",\"reason\":" + quote(reason.tag()) + "}";
 		byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
 		response.setContentLength(bytes.length);
 		response.getOutputStream().write(bytes);
 		if (flush) {
 			response.flushBuffer();
 		}
+	}
+
+	private static String instance(String uri) {
+		return (uri.length() <= MAX_INSTANCE_CHARS) ? uri : uri.substring(0, MAX_INSTANCE_CHARS) + "...";
 	}
 
 	private static String quote(String text) {
