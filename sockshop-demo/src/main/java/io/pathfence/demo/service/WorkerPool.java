@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -107,18 +108,27 @@ public final class WorkerPool implements AutoCloseable {
 	}
 
 	private void run(Ticket ticket, Runnable computation, MonoSink<Void> sink) {
-		this.threads.execute(() -> {
-			try {
-				computation.run();
-			}
-			catch (RuntimeException ex) {
+		try {
+			this.threads.execute(() -> {
+				try {
+					computation.run();
+				}
+				catch (Throwable ex) {
+					// Whatever the computation throws, its worker goes back to the pool.
+					ticket.release();
+					sink.error(ex);
+					return;
+				}
 				ticket.release();
-				sink.error(ex);
-				return;
-			}
+				sink.success();
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// The pool closed between the grant and the hand-over: the permit is given
+			// back, not left held by a computation that never runs.
 			ticket.release();
-			sink.success();
-		});
+			sink.error(new IllegalStateException("the worker pool is closed", ex));
+		}
 	}
 
 	/** The workers computing now, waiting, and allowed. */
@@ -129,6 +139,9 @@ public final class WorkerPool implements AutoCloseable {
 	@Override
 	public void close() {
 		this.schedule.stop();
+		// Closing the fence ends every queued computation with an error rather than
+		// leaving its caller waiting for a worker that will never come.
+		this.limit.close();
 		this.threads.shutdownNow();
 	}
 

@@ -54,6 +54,52 @@ class EventDrivenLimitsTests {
 	}
 
 	@Test
+	void closingThePoolEndsEveryQueuedComputationWithAnError() throws Exception {
+		WorkerPool pool = new WorkerPool(1, 4, NEVER);
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch first = new CountDownLatch(1);
+		pool.compute(() -> {
+			first.countDown();
+			await(release);
+		}).subscribe((ignored) -> {
+		}, (error) -> {
+		});
+		assertThat(first.await(10, TimeUnit.SECONDS)).isTrue();
+		int queued = 5;
+		CountDownLatch failed = new CountDownLatch(queued);
+		for (int i = 0; i < queued; i++) {
+			pool.compute(() -> {
+			}).subscribe((ignored) -> {
+			}, (error) -> failed.countDown());
+		}
+		assertThat(pool.figures().queued()).isEqualTo(queued);
+
+		pool.close();
+
+		assertThat(failed.await(5, TimeUnit.SECONDS)).isTrue();
+		release.countDown();
+	}
+
+	@Test
+	void aComputationThatThrowsAnErrorGivesItsWorkerBack() throws Exception {
+		try (WorkerPool pool = new WorkerPool(1, 4, NEVER)) {
+			CountDownLatch failed = new CountDownLatch(1);
+			pool.compute(() -> {
+				throw new AssertionError("a computation that fails hard");
+			}).subscribe((ignored) -> {
+			}, (error) -> failed.countDown());
+			assertThat(failed.await(5, TimeUnit.SECONDS)).isTrue();
+			CountDownLatch next = new CountDownLatch(1);
+			pool.compute(() -> {
+			}).subscribe((ignored) -> {
+			}, (error) -> {
+			}, next::countDown);
+			assertThat(next.await(5, TimeUnit.SECONDS)).isTrue();
+			assertThat(pool.figures().active()).isZero();
+		}
+	}
+
+	@Test
 	void aComputationGivenUpWhileItWaitsLeavesTheQueueAndNeverRuns() throws Exception {
 		try (WorkerPool pool = new WorkerPool(1, 4, NEVER)) {
 			CountDownLatch release = new CountDownLatch(1);
