@@ -27,6 +27,12 @@ pub trait SharedStore {
 /// Wall-clock milliseconds; the same clock on every worker, so deadlines written by one are read by another.
 pub trait Clock {
     fn now_ms(&self) -> u64;
+
+    /// The same clock in nanoseconds, for the tuning's samples, whose response times are often under a
+    /// millisecond; a host that cannot tell finer gives whole milliseconds.
+    fn now_ns(&self) -> u64 {
+        self.now_ms().saturating_mul(1_000_000)
+    }
 }
 
 /// The per-path statistics, named `pathfence.<path>.<metric>` by the host.
@@ -44,18 +50,37 @@ pub enum Metric {
     RejectedTimeout,
     /// Counter: requests held back by an injected pause.
     Paused,
+    /// Gauge: the limit tuning set (tuned paths only).
+    Limit,
+    /// Gauge: the lower end of the last decision's rational range, 0 while none was found (tuned paths only).
+    QLower,
+    /// Gauge: its upper end.
+    QUpper,
+    /// Counters: tuning decisions by verdict (tuned paths only).
+    DecisionsPlateau,
+    DecisionsExplore,
+    DecisionsNoPlateau,
+    DecisionsInsufficientData,
 }
 
 impl Metric {
     /// In the order of their declaration, which [`Metric::index`] follows.
-    pub const ALL: [Metric; 6] = [
+    pub const ALL: [Metric; Metric::COUNT] = [
         Metric::Active,
         Metric::Queued,
         Metric::Admitted,
         Metric::RejectedQueueFull,
         Metric::RejectedTimeout,
         Metric::Paused,
+        Metric::Limit,
+        Metric::QLower,
+        Metric::QUpper,
+        Metric::DecisionsPlateau,
+        Metric::DecisionsExplore,
+        Metric::DecisionsNoPlateau,
+        Metric::DecisionsInsufficientData,
     ];
+    pub const COUNT: usize = 13;
 
     /// Its place in [`Metric::ALL`].
     pub fn index(self) -> usize {
@@ -70,11 +95,34 @@ impl Metric {
             Metric::RejectedQueueFull => "rejected_queue_full",
             Metric::RejectedTimeout => "rejected_timeout",
             Metric::Paused => "paused",
+            Metric::Limit => "limit",
+            Metric::QLower => "q_lower",
+            Metric::QUpper => "q_upper",
+            Metric::DecisionsPlateau => "decisions.plateau",
+            Metric::DecisionsExplore => "decisions.explore",
+            Metric::DecisionsNoPlateau => "decisions.no_plateau",
+            Metric::DecisionsInsufficientData => "decisions.insufficient_data",
         }
     }
 
     pub fn is_gauge(self) -> bool {
-        matches!(self, Metric::Active | Metric::Queued)
+        matches!(self, Metric::Active | Metric::Queued | Metric::Limit | Metric::QLower | Metric::QUpper)
+    }
+
+    /// Whether only a tuned path has it.
+    pub fn is_tuning(self) -> bool {
+        self.index() >= Metric::Limit.index()
+    }
+
+    /// The counter of decisions with `verdict`.
+    pub fn decisions(verdict: crate::sct::verdict::Verdict) -> Metric {
+        use crate::sct::verdict::Verdict;
+        match verdict {
+            Verdict::Plateau => Metric::DecisionsPlateau,
+            Verdict::Explore => Metric::DecisionsExplore,
+            Verdict::NoPlateau => Metric::DecisionsNoPlateau,
+            Verdict::InsufficientData => Metric::DecisionsInsufficientData,
+        }
     }
 }
 
@@ -126,5 +174,18 @@ mod tests {
     #[test]
     fn each_metric_has_its_place_in_the_list_of_all() {
         assert!(Metric::ALL.iter().enumerate().all(|(place, metric)| metric.index() == place));
+    }
+
+    #[test]
+    fn each_verdict_has_its_counter_named_after_it() {
+        use crate::sct::verdict::Verdict;
+        for verdict in Verdict::ALL {
+            let metric = Metric::decisions(verdict);
+            assert!(metric.is_tuning() && !metric.is_gauge());
+            assert_eq!(metric.suffix(), format!("decisions.{}", verdict.stat_name()));
+        }
+        let tuning: Vec<&str> = Metric::ALL.iter().filter(|m| m.is_tuning()).map(|m| m.suffix()).collect();
+        assert_eq!(tuning.len(), 7);
+        assert!(tuning.starts_with(&["limit", "q_lower", "q_upper"]));
     }
 }

@@ -4,7 +4,7 @@
 //! VM, and every definition also adds an entry to the VM's table of metric ids, even for a name it already has. A
 //! worker started for a new configuration therefore reuses the ids this thread defined for earlier configurations
 //! rather than defining them again: pushing a configuration again, or going back to earlier path names, costs
-//! nothing; only a name never configured before on this VM adds its six stats, for good.
+//! nothing; only a name never configured before on this VM adds its six stats (thirteen for a tuned path), for good.
 
 use std::collections::HashMap;
 
@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::host::{HostError, Metric};
 
 /// A reservation's stat ids, in the order of [`Metric::ALL`]; `None` where the host refused the definition.
-pub type Ids = [Option<u32>; 6];
+pub type Ids = [Option<u32>; Metric::COUNT];
 
 /// The stat ids defined on this thread's VM so far, by stat name.
 #[derive(Default)]
@@ -20,7 +20,8 @@ pub struct StatIds {
     ids: HashMap<String, u32>,
 }
 
-/// The name under which Envoy shows a stat, after its `wasmcustom.` prefix.
+/// The name under which Envoy shows a stat, after its `wasmcustom.` prefix: every stat's name is made here, the
+/// tuning's too.
 pub fn stat_name(path: &str, metric: Metric) -> String {
     format!("pathfence.{path}.{}", metric.suffix())
 }
@@ -38,6 +39,10 @@ impl StatIds {
             .iter()
             .map(|reservation| {
                 Metric::ALL.map(|metric| {
+                    // A path tuning does not size has no tuning stats: they would stay for the life of the VM.
+                    if metric.is_tuning() && reservation.tuning.is_none() {
+                        return None;
+                    }
                     let name = stat_name(&reservation.name, metric);
                     if let Some(id) = self.ids.get(&name) {
                         return Some(*id);
@@ -79,8 +84,8 @@ mod tests {
                 Ok(u32::try_from(defined.len()).unwrap())
             });
             for (reservation, ids) in config.reservations.iter().zip(&got) {
-                for (metric, id) in Metric::ALL.iter().zip(ids) {
-                    let id = id.expect("every stat has an id");
+                for (metric, id) in Metric::ALL.iter().zip(ids).filter(|(m, _)| !m.is_tuning()) {
+                    let id = id.expect("every stat of an untuned path has an id");
                     let first = *first_ids.entry(stat_name(&reservation.name, *metric)).or_insert(id);
                     assert_eq!(id, first, "push {push}: {} {metric:?} got another id", reservation.name);
                 }
@@ -89,6 +94,23 @@ mod tests {
         // a, b, c and local: six stats each, defined once.
         assert_eq!(defined.len(), 4 * 6, "{defined:?}");
         assert_eq!(ids.defined(), 4 * 6);
+    }
+
+    #[test]
+    fn a_tuned_path_has_the_tuning_stats_too_named_like_the_others() {
+        let config = Config::parse(br#"{"paths": [{"name": "a", "max_concurrency": 4}], "tuning": {}}"#).unwrap();
+        let mut names = Vec::new();
+        let got = StatIds::default().for_config(&config, |_, name| {
+            names.push(name.to_string());
+            Ok(u32::try_from(names.len()).unwrap())
+        });
+        assert!(got[0].iter().all(Option::is_some), "{names:?}");
+        assert!(got[1].iter().zip(Metric::ALL).all(|(id, m)| id.is_some() != m.is_tuning()), "local is not tuned");
+        for name in ["pathfence.a.limit", "pathfence.a.q_lower", "pathfence.a.q_upper", "pathfence.a.decisions.explore"]
+        {
+            assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+        }
+        assert_eq!(names.len(), 13 + 6);
     }
 
     #[test]
@@ -101,7 +123,8 @@ mod tests {
             n += 1;
             Ok(n)
         });
-        assert!(got.iter().flatten().all(Option::is_some));
+        let untuned = Metric::ALL.map(|m| !m.is_tuning());
+        assert!(got.iter().all(|ids| ids.iter().zip(untuned).all(|(id, defined)| id.is_some() == defined)));
         assert_eq!(n, 2 * 6);
     }
 }
