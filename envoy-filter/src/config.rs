@@ -12,10 +12,12 @@ pub use matchers::{HeaderMatch, Matcher, PathMatch, ValueMatch};
 use objects::Object;
 use raw::{default_local_max_queue, default_queue_timeout_ms};
 pub use raw::{RawConfig, RawHeaderMatch, RawLocal, RawMatch, RawPath, RawPause};
+pub use tuning::{Bounds, RawPathTuning, RawTuning, Tuning};
 
 mod matchers;
 mod objects;
 mod raw;
+mod tuning;
 
 /// Name under which requests that match no configured path are accounted.
 pub const LOCAL_PATH: &str = "local";
@@ -63,6 +65,9 @@ pub struct Reservation {
     pub max_concurrency: Option<u32>,
     pub max_queue: u32,
     pub queue_timeout_ms: u64,
+    /// The bounds of its limit where tuning sizes it (then `max_concurrency` is the limit it started with, or
+    /// the one last applied, see [`Config::set_limit`]); `None` for a fixed limit.
+    pub tuning: Option<Bounds>,
 }
 
 #[derive(Debug, Clone)]
@@ -84,8 +89,12 @@ pub struct Config {
     pub pause: Option<PauseSchedule>,
     pub retry_after_s: u32,
     pub worker_lease_ms: u64,
+    /// The tuning settings, if tuning is on.
+    pub tuning: Option<Tuning>,
     /// Settings given that have no effect, named as in the configuration.
     unused: Vec<&'static str>,
+    /// Paths given tuning bounds without the top-level `tuning`, by index.
+    untuned_bounds: Vec<usize>,
 }
 
 impl Config {
@@ -102,6 +111,21 @@ impl Config {
     /// The limit of the reservation at `index`; `None` if it is unbounded (or there is none).
     pub fn limit(&self, index: PathIndex) -> Option<u32> {
         self.reservation(index).and_then(|r| r.max_concurrency)
+    }
+
+    /// The bounds of the reservation at `index` if tuning sizes its limit.
+    pub fn tuned(&self, index: PathIndex) -> Option<Bounds> {
+        self.reservation(index).and_then(|r| r.tuning)
+    }
+
+    /// Applies a tuned limit, held within the path's bounds; nothing for a path tuning does not size. Requests
+    /// already holding slots above a lower limit keep them: the path takes no new one until it is under it.
+    pub fn set_limit(&mut self, index: PathIndex, limit: u32) {
+        if let Some(r) = self.reservations.get_mut(index.0) {
+            if let (Some(bounds), Some(_)) = (r.tuning, r.max_concurrency) {
+                r.max_concurrency = Some(bounds.clamp(limit));
+            }
+        }
     }
 
     /// The name of the reservation at `index`, for the logs; empty if there is none.
@@ -134,7 +158,10 @@ impl Config {
                 self.matchers.len()
             )
         });
-        unused.chain(pause).chain(many).collect()
+        let bounds = self.untuned_bounds.iter().map(|i| {
+            format!("`paths[{i}].tuning` has no effect without the top-level `tuning`: the path keeps its limit")
+        });
+        unused.chain(pause).chain(many).chain(bounds).collect()
     }
 
     /// Why the pause would refuse requests of the reservation at `index` with a 503 rather than delay them.
@@ -176,6 +203,8 @@ impl Config {
                 ),
             ));
         }
+        let tuning = raw.tuning.as_ref().map(Tuning::validate).transpose()?;
+        let mut untuned_bounds = Vec::new();
         let mut names = HashSet::new();
         let mut reservations = Vec::with_capacity(raw.paths.len() + 1);
         let mut matchers = Vec::with_capacity(raw.paths.len());
@@ -201,11 +230,21 @@ impl Config {
             }
             at_most(&at("queue_timeout_ms"), path.queue_timeout_ms, 0, MAX_TIME_MS)?;
             matchers.push(matcher(&path.matcher, &format!("paths[{i}].match"))?);
+            let bounds = match &tuning {
+                Some(_) => Some(Bounds::validate(path.tuning.as_ref(), path.max_concurrency, &at)?),
+                None => {
+                    if path.tuning.is_some() {
+                        untuned_bounds.push(i);
+                    }
+                    None
+                }
+            };
             reservations.push(Reservation {
                 name: path.name.clone(),
                 max_concurrency: Some(path.max_concurrency),
                 max_queue: path.max_queue,
                 queue_timeout_ms: path.queue_timeout_ms,
+                tuning: bounds,
             });
         }
         let (local, unused) = local(&raw.local, raw.pause.as_ref())?;
@@ -229,7 +268,9 @@ impl Config {
             pause,
             retry_after_s: raw.retry_after_s,
             worker_lease_ms: raw.worker_lease_ms,
+            tuning,
             unused,
+            untuned_bounds,
         })
     }
 }
@@ -265,8 +306,13 @@ fn local(raw: &RawLocal, pause: Option<&RawPause>) -> Result<(Reservation, Vec<&
         return Err(error("local.queue_timeout_ms", "must be at least 1 when max_queue is above 0"));
     }
     at_most("local.queue_timeout_ms", queue_timeout_ms, 0, MAX_TIME_MS)?;
-    let reservation =
-        Reservation { name: LOCAL_PATH.to_string(), max_concurrency: raw.max_concurrency, max_queue, queue_timeout_ms };
+    let reservation = Reservation {
+        name: LOCAL_PATH.to_string(),
+        max_concurrency: raw.max_concurrency,
+        max_queue,
+        queue_timeout_ms,
+        tuning: None,
+    };
     Ok((reservation, unused))
 }
 

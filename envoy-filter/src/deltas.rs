@@ -13,14 +13,14 @@ use crate::per_path::{OfPath, PathIndex};
 /// Kept deltas, by path and metric.
 #[derive(Debug, Default)]
 pub struct Deltas {
-    kept: Vec<[i64; 6]>,
+    kept: Vec<[i64; Metric::COUNT]>,
 }
 
 impl Deltas {
     /// Keeps `delta` for the next hand-over.
     pub fn add(&mut self, path: PathIndex, metric: Metric, delta: i64) {
         if self.kept.len() <= path.0 {
-            self.kept.resize(path.0 + 1, [0; 6]);
+            self.kept.resize(path.0 + 1, [0; Metric::COUNT]);
         }
         if let Some(total) = self.kept.of_mut(path).and_then(|deltas| deltas.get_mut(metric.index())) {
             *total = total.saturating_add(delta);

@@ -28,6 +28,12 @@ pub trait SharedStore {
 /// Wall-clock milliseconds; the same clock on every worker, so deadlines written by one are read by another.
 pub trait Clock {
     fn now_ms(&self) -> u64;
+
+    /// The same clock in nanoseconds, for the tuning's samples, whose response times are often under a
+    /// millisecond; a host that cannot tell finer gives whole milliseconds.
+    fn now_ns(&self) -> u64 {
+        self.now_ms().saturating_mul(1_000_000)
+    }
 }
 
 /// The per-path statistics: the starter's meters of the same names, which Prometheus shows with the path (and the
@@ -46,18 +52,37 @@ pub enum Metric {
     RejectedTimeout,
     /// Counter: requests held back by an injected pause.
     Paused,
+    /// Gauge: the limit tuning set (tuned paths only).
+    Limit,
+    /// Gauge: the lower end of the last decision's rational range, 0 while none was found (tuned paths only).
+    QLower,
+    /// Gauge: its upper end.
+    QUpper,
+    /// Counters: tuning decisions by verdict (tuned paths only).
+    DecisionsPlateau,
+    DecisionsExplore,
+    DecisionsNoPlateau,
+    DecisionsInsufficientData,
 }
 
 impl Metric {
     /// In the order of their declaration, which [`Metric::index`] follows.
-    pub const ALL: [Metric; 6] = [
+    pub const ALL: [Metric; Metric::COUNT] = [
         Metric::Active,
         Metric::Queued,
         Metric::Granted,
         Metric::RejectedQueueFull,
         Metric::RejectedTimeout,
         Metric::Paused,
+        Metric::Limit,
+        Metric::QLower,
+        Metric::QUpper,
+        Metric::DecisionsPlateau,
+        Metric::DecisionsExplore,
+        Metric::DecisionsNoPlateau,
+        Metric::DecisionsInsufficientData,
     ];
+    pub const COUNT: usize = 13;
 
     /// Its place in [`Metric::ALL`].
     pub fn index(self) -> usize {
@@ -73,6 +98,14 @@ impl Metric {
             Metric::Granted => "pathfence_path_granted_total",
             Metric::RejectedQueueFull | Metric::RejectedTimeout => "pathfence_path_rejected_total",
             Metric::Paused => "pathfence_path_paused_total",
+            // The reservation's size, which is what the starter's permits gauge shows too.
+            Metric::Limit => "pathfence_path_permits",
+            Metric::QLower => "pathfence_tuning_q_lower",
+            Metric::QUpper => "pathfence_tuning_q_upper",
+            Metric::DecisionsPlateau
+            | Metric::DecisionsExplore
+            | Metric::DecisionsNoPlateau
+            | Metric::DecisionsInsufficientData => "pathfence_tuning_decisions_total",
         }
     }
 
@@ -85,8 +118,35 @@ impl Metric {
         }
     }
 
+    /// The `verdict` tag of a decisions counter, in the starter's words.
+    pub fn verdict(self) -> Option<&'static str> {
+        match self {
+            Metric::DecisionsPlateau => Some("plateau"),
+            Metric::DecisionsExplore => Some("explore"),
+            Metric::DecisionsNoPlateau => Some("no-plateau"),
+            Metric::DecisionsInsufficientData => Some("insufficient-data"),
+            _ => None,
+        }
+    }
+
     pub fn is_gauge(self) -> bool {
-        matches!(self, Metric::Active | Metric::Queued)
+        matches!(self, Metric::Active | Metric::Queued | Metric::Limit | Metric::QLower | Metric::QUpper)
+    }
+
+    /// Whether only a tuned path has it.
+    pub fn is_tuning(self) -> bool {
+        self.index() >= Metric::Limit.index()
+    }
+
+    /// The counter of decisions with `verdict`.
+    pub fn decisions(verdict: crate::sct::verdict::Verdict) -> Metric {
+        use crate::sct::verdict::Verdict;
+        match verdict {
+            Verdict::Plateau => Metric::DecisionsPlateau,
+            Verdict::Explore => Metric::DecisionsExplore,
+            Verdict::NoPlateau => Metric::DecisionsNoPlateau,
+            Verdict::InsufficientData => Metric::DecisionsInsufficientData,
+        }
     }
 }
 
@@ -138,5 +198,23 @@ mod tests {
     #[test]
     fn each_metric_has_its_place_in_the_list_of_all() {
         assert!(Metric::ALL.iter().enumerate().all(|(place, metric)| metric.index() == place));
+    }
+
+    #[test]
+    fn each_verdict_has_its_counter_named_after_it() {
+        use crate::sct::verdict::Verdict;
+        for verdict in Verdict::ALL {
+            let metric = Metric::decisions(verdict);
+            assert!(metric.is_tuning() && !metric.is_gauge());
+            assert_eq!(metric.name(), "pathfence_tuning_decisions_total");
+            assert_eq!(metric.verdict().map(str::to_string), Some(verdict.stat_name().replace('_', "-")));
+        }
+        let tuning: Vec<&str> = Metric::ALL.iter().filter(|m| m.is_tuning()).map(|m| m.name()).collect();
+        assert_eq!(tuning.len(), 7);
+        assert!(tuning.starts_with(&[
+            "pathfence_path_permits",
+            "pathfence_tuning_q_lower",
+            "pathfence_tuning_q_upper"
+        ]));
     }
 }

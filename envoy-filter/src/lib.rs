@@ -36,6 +36,7 @@ pub mod per_path;
 pub mod runtime;
 pub mod sct;
 pub mod stats;
+pub mod tuning;
 pub mod waiting;
 pub mod waiting_paths;
 

@@ -35,6 +35,7 @@ mod slots;
 mod spares;
 mod stream_ids;
 mod tick;
+mod tuning;
 mod watch;
 
 /// Prefix of every shared-data key, versioned so that a filter with another layout never reads these.
@@ -88,6 +89,8 @@ pub(crate) struct Permit {
     path: PathIndex,
     /// False when the slot is not in the shared count: an unbounded reservation, or a fail-open admission.
     counted: bool,
+    /// When the request took it, on the host's clock in nanoseconds, if tuning samples the request.
+    admitted_ns: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,6 +170,8 @@ pub struct Worker<H: Host> {
     /// This thread's clock, on which every time here is kept, and the other workers' heartbeats as the thread's
     /// workers saw them (see [`Worker::reclaim`]): shared with the workers of the thread's other configurations.
     pub(crate) watch: Rc<Watch>,
+    /// The worker's part in tuning, with tuning on (see [`tuning`]).
+    tuner: Option<tuning::Tuner>,
 }
 
 impl<H: Host> Worker<H> {
@@ -229,7 +234,9 @@ impl<H: Host> Worker<H> {
             last_heartbeat_ms: 0,
             last_reclaim_ms: 0,
             watch,
+            tuner: None,
         };
+        worker.tuner = tuning::Tuner::start(&mut worker);
         let now = worker.now();
         worker.heartbeat(now);
         worker.last_reclaim_ms = now;
@@ -302,6 +309,7 @@ impl<H: Host> Worker<H> {
                 if let Some(queue) = self.queues.of_mut(request.path) {
                     queue.retain(|c| *c != context);
                 }
+                self.sample_waiting(request.path, false);
                 self.unpublished.put(request.path, true);
                 self.host.add(request.path, Metric::Queued, -1);
             }
@@ -327,3 +335,5 @@ impl<H: Host> Worker<H> {
 mod stress;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tuning_tests;

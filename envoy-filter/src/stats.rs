@@ -4,7 +4,7 @@
 //! VM, and every definition also adds an entry to the VM's table of metric ids, even for a name it already has. A
 //! worker started for a new configuration therefore reuses the ids this thread defined for earlier configurations
 //! rather than defining them again: pushing a configuration again, or going back to earlier path names, costs
-//! nothing; only a name never configured before on this VM adds its six stats, for good.
+//! nothing; only a name never configured before on this VM adds its six stats (thirteen for a tuned path), for good.
 
 use std::collections::HashMap;
 
@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::host::{HostError, Metric};
 
 /// A reservation's stat ids, in the order of [`Metric::ALL`]; `None` where the host refused the definition.
-pub type Ids = [Option<u32>; 6];
+pub type Ids = [Option<u32>; Metric::COUNT];
 
 /// The stat ids defined on this thread's VM so far, by stat name.
 #[derive(Default)]
@@ -20,21 +20,24 @@ pub struct StatIds {
     ids: HashMap<String, u32>,
 }
 
-/// The name a stat is defined under (Envoy adds its `wasmcustom.` prefix): the path and the reason written in
-/// Istio's tag form, `path=.=<path>;.;`, ahead of the name Prometheus shows. An Envoy whose `stats_tags` extract
-/// them (the regexes of [`TAG_REGEXES`], which Istio writes for `extraStatTags: [path, reason]`) takes them out of
-/// the name as tags, so Prometheus reads `pathfence_path_rejected_total{path="a",reason="timeout"}`, as from the
-/// starter. Without them the stat is still there, its tags left in the name.
+/// The name a stat is defined under (Envoy adds its `wasmcustom.` prefix), every stat's, the tuning's too: the path,
+/// and the reason of a refusal or the verdict of a decision, written in Istio's tag form, `path=.=<path>;.;`, ahead
+/// of the name Prometheus shows. An Envoy whose `stats_tags` extract them (the regexes of [`TAG_REGEXES`], which
+/// Istio writes for `extraStatTags: [path, reason, verdict]`) takes them out of the name as tags, so Prometheus reads
+/// `pathfence_path_rejected_total{path="a",reason="timeout"}`, as from the starter. Without them the stat is still
+/// there, its tags left in the name.
 pub fn stat_name(path: &str, metric: Metric) -> String {
-    match metric.reason() {
-        Some(reason) => format!("path=.={path};.;reason=.={};.;{}", reason.tag(), metric.name()),
-        None => format!("path=.={path};.;{}", metric.name()),
+    match (metric.reason(), metric.verdict()) {
+        (Some(reason), _) => format!("path=.={path};.;reason=.={};.;{}", reason.tag(), metric.name()),
+        (None, Some(verdict)) => format!("path=.={path};.;verdict=.={verdict};.;{}", metric.name()),
+        (None, None) => format!("path=.={path};.;{}", metric.name()),
     }
 }
 
-/// The `stats_tags` that extract the path and the reason, as (tag name, regex): the first group is cut out of the
-/// name, the second is the tag's value. Path names are `[A-Za-z0-9_-]+`, so neither ends a value early.
-pub const TAG_REGEXES: [(&str, &str); 2] = [("path", r"(path=\.=(.*?);\.;)"), ("reason", r"(reason=\.=(.*?);\.;)")];
+/// The `stats_tags` that extract the path, the reason and the verdict, as (tag name, regex): the first group is cut
+/// out of the name, the second is the tag's value. Path names are `[A-Za-z0-9_-]+`, so none ends a value early.
+pub const TAG_REGEXES: [(&str, &str); 3] =
+    [("path", r"(path=\.=(.*?);\.;)"), ("reason", r"(reason=\.=(.*?);\.;)"), ("verdict", r"(verdict=\.=(.*?);\.;)")];
 
 impl StatIds {
     /// The ids of every reservation's stats, defining with `define` only the names not defined before. A
@@ -49,6 +52,10 @@ impl StatIds {
             .iter()
             .map(|reservation| {
                 Metric::ALL.map(|metric| {
+                    // A path tuning does not size has no tuning stats: they would stay for the life of the VM.
+                    if metric.is_tuning() && reservation.tuning.is_none() {
+                        return None;
+                    }
                     let name = stat_name(&reservation.name, metric);
                     if let Some(id) = self.ids.get(&name) {
                         return Some(*id);
@@ -90,8 +97,8 @@ mod tests {
                 Ok(u32::try_from(defined.len()).unwrap())
             });
             for (reservation, ids) in config.reservations.iter().zip(&got) {
-                for (metric, id) in Metric::ALL.iter().zip(ids) {
-                    let id = id.expect("every stat has an id");
+                for (metric, id) in Metric::ALL.iter().zip(ids).filter(|(m, _)| !m.is_tuning()) {
+                    let id = id.expect("every stat of an untuned path has an id");
                     let first = *first_ids.entry(stat_name(&reservation.name, *metric)).or_insert(id);
                     assert_eq!(id, first, "push {push}: {} {metric:?} got another id", reservation.name);
                 }
@@ -141,6 +148,34 @@ mod tests {
     }
 
     #[test]
+    fn a_tuned_path_has_the_tuning_stats_too_named_like_the_others() {
+        let config = Config::parse(br#"{"paths": [{"name": "a", "max_concurrency": 4}], "tuning": {}}"#).unwrap();
+        let mut names = Vec::new();
+        let got = StatIds::default().for_config(&config, |_, name| {
+            names.push(name.to_string());
+            Ok(u32::try_from(names.len()).unwrap())
+        });
+        assert!(got[0].iter().all(Option::is_some), "{names:?}");
+        assert!(got[1].iter().zip(Metric::ALL).all(|(id, m)| id.is_some() != m.is_tuning()), "local is not tuned");
+        for name in [
+            "path=.=a;.;pathfence_path_permits",
+            "path=.=a;.;pathfence_tuning_q_lower",
+            "path=.=a;.;pathfence_tuning_q_upper",
+            "path=.=a;.;verdict=.=explore;.;pathfence_tuning_decisions_total",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+        }
+        assert_eq!(
+            extracted(&stat_name("a", Metric::DecisionsNoPlateau)),
+            (
+                "pathfence_tuning_decisions_total".to_string(),
+                vec![("path".to_string(), "a".to_string()), ("verdict".to_string(), "no-plateau".to_string())]
+            )
+        );
+        assert_eq!(names.len(), 13 + 6);
+    }
+
+    #[test]
     fn a_definition_the_host_refused_is_tried_again_with_the_next_configuration() {
         let mut ids = StatIds::default();
         let refused = ids.for_config(&config(&["a"]), |_, _| Err(HostError("no".to_string())));
@@ -150,7 +185,8 @@ mod tests {
             n += 1;
             Ok(n)
         });
-        assert!(got.iter().flatten().all(Option::is_some));
+        let untuned = Metric::ALL.map(|m| !m.is_tuning());
+        assert!(got.iter().all(|ids| ids.iter().zip(untuned).all(|(id, defined)| id.is_some() == defined)));
         assert_eq!(n, 2 * 6);
     }
 }

@@ -88,6 +88,14 @@ impl Clock for EnvoyHost {
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
             .unwrap_or(0)
     }
+
+    fn now_ns(&self) -> u64 {
+        hostcalls::get_current_time()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+            .unwrap_or(0)
+    }
 }
 
 impl Metrics for EnvoyHost {

@@ -4,6 +4,7 @@
 use serde::Deserialize;
 
 use super::objects::{object, objects, optional_object};
+use super::tuning::{RawPathTuning, RawTuning};
 
 // The starter's defaults (`max-queue` 50 for a path and 100 for local, `queue-timeout` 500 ms), so that a path
 // moved from one fence to the other keeps its bounds; the queue here is per Envoy worker thread.
@@ -42,6 +43,9 @@ pub struct RawConfig {
     /// A worker that has not shown a sign of life for this long has its in-flight counts reclaimed.
     #[serde(default = "default_worker_lease_ms")]
     pub worker_lease_ms: u64,
+    /// Present, it sizes each configured path's limit online (see [`RawTuning`]).
+    #[serde(default, deserialize_with = "optional_object")]
+    pub tuning: Option<RawTuning>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -55,6 +59,9 @@ pub struct RawPath {
     pub max_queue: u32,
     #[serde(default = "default_queue_timeout_ms")]
     pub queue_timeout_ms: u64,
+    /// The bounds of its tuned limit, with the top-level `tuning` on.
+    #[serde(default, deserialize_with = "optional_object")]
+    pub tuning: Option<RawPathTuning>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

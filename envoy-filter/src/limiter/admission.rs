@@ -57,11 +57,13 @@ impl<H: Host> Worker<H> {
         self.busy.insert(path);
         self.requests.insert(context, Request { path, state: State::Waiting { since_ms } });
         self.host.add(path, Metric::Queued, 1);
+        self.sample_waiting(path, true);
         self.drain(path, None, effects);
         self.take_decision(context, effects)
     }
 
-    pub(super) fn admit(&mut self, context: u32, path: PathIndex, permit: Permit) {
+    pub(super) fn admit(&mut self, context: u32, path: PathIndex, mut permit: Permit) {
+        permit.admitted_ns = self.sample_admitted(path, &permit);
         self.requests.insert(context, Request { path, state: State::Admitted(permit) });
         self.host.add(path, Metric::Granted, 1);
         if !permit.counted {
@@ -107,6 +109,7 @@ impl<H: Host> Worker<H> {
         }
         self.unpublished.put(path, true);
         self.host.add(path, Metric::Queued, -1);
+        self.sample_waiting(path, false);
     }
 
     pub(super) fn expire(&mut self, path: PathIndex, now: u64, effects: &mut Vec<Effect>) {
@@ -122,6 +125,7 @@ impl<H: Host> Worker<H> {
             self.requests.remove(&context);
             self.host.add(path, Metric::Queued, -1);
             self.host.add(path, Metric::RejectedTimeout, 1);
+            self.sample_waiting(path, false);
             effects.push(Effect::Reject { context, path, reason: Reason::Timeout });
         }
     }
@@ -131,8 +135,14 @@ impl<H: Host> Worker<H> {
     /// came earlier, the slot goes back to the shared count at once; if nobody waits, it is kept as a spare while
     /// requests arrive fast enough for spares to pay (`keep_spares`), and goes back at once otherwise.
     pub(super) fn release(&mut self, permit: Permit, effects: &mut Vec<Effect>) {
+        self.sample_released(&permit);
         if !permit.counted {
             self.host.add(permit.path, Metric::Active, -1);
+            return;
+        }
+        // Over a limit that shrank, the slot leaves the count: handed on, it would keep the path above the limit.
+        if self.draining(permit.path) {
+            self.give_back(permit.path, 1);
             return;
         }
         let local = self.config.local();

@@ -11,6 +11,7 @@ impl<H: Host> Worker<H> {
     /// requests, which the new worker does not know, and gives back its spare slots. Requests holding a slot
     /// stay tracked, so their end still releases it.
     pub fn retire(&mut self, effects: &mut Vec<Effect>) {
+        self.stop_tuning();
         for context in std::mem::take(&mut self.held) {
             if let Some(request) = self.requests.remove(&context) {
                 effects.push(Effect::Reject { context, path: request.path, reason: Reason::Reconfigured });
@@ -23,6 +24,7 @@ impl<H: Host> Worker<H> {
             let waiting = self.queues.of_mut(path).map(std::mem::take).unwrap_or_default();
             for context in waiting {
                 self.requests.remove(&context);
+                self.sample_waiting(path, false);
                 self.host.add(path, Metric::Queued, -1);
                 effects.push(Effect::Reject { context, path, reason: Reason::Reconfigured });
             }

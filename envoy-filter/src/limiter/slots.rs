@@ -37,23 +37,24 @@ impl<H: Host> Worker<H> {
     fn try_path(&mut self, path: PathIndex) -> Option<Permit> {
         let reservation = self.config.reservation(path)?;
         let Some(limit) = reservation.max_concurrency else {
-            return Some(Permit { path, counted: false });
+            return Some(Permit { path, counted: false, admitted_ns: None });
         };
-        if self.spare.at(path) > 0 {
+        // A path drained below a lower limit takes no spare: they all went back when it shrank.
+        if self.spare.at(path) > 0 && !self.draining(path) {
             self.spare.update(path, |n| n - 1);
             self.spares_taken.update(path, |n| n.saturating_add(1));
-            return Some(Permit { path, counted: true });
+            return Some(Permit { path, counted: true, admitted_ns: None });
         }
         let key = self.keys.inflight.of(path)?;
         match counters::try_acquire(&self.host, key, self.id, limit) {
             Ok(Acquire::Granted) => {
                 self.host.add(path, Metric::Active, 1);
-                Some(Permit { path, counted: true })
+                Some(Permit { path, counted: true, admitted_ns: None })
             }
             Ok(Acquire::Full) | Ok(Acquire::Contended) => None,
             Err(e) => {
                 warn!("pathfence: shared count of `{}` unavailable, admitting: {e}", self.config.name(path));
-                Some(Permit { path, counted: false })
+                Some(Permit { path, counted: false, admitted_ns: None })
             }
         }
     }

@@ -44,6 +44,7 @@ impl<H: Host> Worker<H> {
             || self.spares_taken.of(path).is_some_and(|n| *n > 0)
             || self.pending_release.of(path).is_some_and(|n| *n > 0)
             || self.others_waited.of(path).copied().unwrap_or(false)
+            || self.draining(path)
     }
 
     /// Periodic work: heartbeat, reclaim, spares and retried releases given back, pause ends, wait timeouts
@@ -58,6 +59,7 @@ impl<H: Host> Worker<H> {
             self.reclaim(now);
         }
         self.measure_arrival_rate(now);
+        self.tune(now);
         // The waiters of other workers, read once per tick for the paths the shared list says they wait for, and
         // handed to the drains below rather than read again. Every other path is known to have none.
         let waited = self.paths_others_wait_for().unwrap_or_default();

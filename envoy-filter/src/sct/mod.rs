@@ -30,6 +30,6 @@ mod cost;
 #[cfg(test)]
 mod merge_props;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 #[cfg(test)]
 mod vectors;

@@ -155,14 +155,15 @@ fn cluster(upstream: u16) -> serde_json::Value {
     })
 }
 
-/// The recipe that turns the path and the reason in the filter's stat names into tags, so that `/stats/prometheus`
+/// The recipe that turns the path, the reason and the verdict in the filter's stat names into tags, so that `/stats/prometheus`
 /// shows `pathfence_path_active{path="a"}` as the starter's meters do: the regexes Istio writes for
-/// `extraStatTags: [path, reason]`, written out here rather than taken from the filter, so that a filter that names
+/// `extraStatTags: [path, reason, verdict]`, written out here rather than taken from the filter, so that a filter that names
 /// its stats otherwise fails the tests.
 pub fn stats_config() -> serde_json::Value {
     serde_json::json!({"stats_tags": [
         {"tag_name": "path", "regex": r"(path=\.=(.*?);\.;)"},
-        {"tag_name": "reason", "regex": r"(reason=\.=(.*?);\.;)"}
+        {"tag_name": "reason", "regex": r"(reason=\.=(.*?);\.;)"},
+        {"tag_name": "verdict", "regex": r"(verdict=\.=(.*?);\.;)"}
     ]})
 }
 

@@ -13,9 +13,10 @@ from loopback_prometheus import OPENER, free_port
 from loopback_registry import _stop_with_parent
 from project import ROOT
 
-# The recipe (envoy-filter/README.md, Metrics): the regexes Istio writes for `extraStatTags: [path, reason]`.
+# The recipe (envoy-filter/README.md, Metrics): the regexes Istio writes for `extraStatTags: [path, reason, verdict]`.
 STATS_TAGS = [{"tag_name": "path", "regex": r"(path=\.=(.*?);\.;)"},
-              {"tag_name": "reason", "regex": r"(reason=\.=(.*?);\.;)"}]
+              {"tag_name": "reason", "regex": r"(reason=\.=(.*?);\.;)"},
+              {"tag_name": "verdict", "regex": r"(verdict=\.=(.*?);\.;)"}]
 
 
 def envoy_binary():
