@@ -71,7 +71,7 @@ impl SampleWindow {
         let k = start / self.interval_ns;
         let capacity = self.slots.len() as u64;
         let newest = self.newest.unwrap_or(k).max(k);
-        if k < self.first || k + capacity <= newest {
+        if k < self.first || k.saturating_add(capacity) <= newest {
             return Err(Refused::TooOld);
         }
         // The ring has at least one slot, so `k % capacity` always names one.
@@ -87,8 +87,9 @@ impl SampleWindow {
 
     /// The summed totals of interval `k`, idle if no record reached it (or it left the ring).
     fn totals(&self, k: u64) -> IntervalTotals {
-        let start = k * self.interval_ns + self.phase_ns;
-        let held = self.newest.is_some_and(|newest| k <= newest && k + self.slots.len() as u64 > newest);
+        // Saturating: a record's start comes from shared data, and must not wrap in a release build.
+        let start = k.saturating_mul(self.interval_ns).saturating_add(self.phase_ns);
+        let held = self.newest.is_some_and(|newest| k <= newest && k.saturating_add(self.slots.len() as u64) > newest);
         match self.slots.get((k % self.slots.len() as u64) as usize) {
             Some(slot) if held && slot.start_ns == start => *slot,
             _ => IntervalTotals::empty(start),
@@ -169,6 +170,19 @@ mod tests {
         assert_eq!(concurrency(&w, 1_600), vec![4.0, 5.0, 6.0]);
         assert_eq!(concurrency(&w, 1_500), vec![3.0, 4.0, 5.0]);
         assert_eq!(concurrency(&w, 1_400), vec![0.0, 3.0, 4.0], "interval 11 left the ring of 3 + 1 of lag");
+    }
+
+    #[test]
+    fn records_at_the_end_of_the_clock_neither_wrap_nor_panic() {
+        let end = u64::MAX - 2;
+        let mut w = SampleWindow::new(1, end - 8, 4, 1);
+        for start in end - 4..end {
+            let mut one = record(1, start, 1, 1);
+            one.interval_ns = 1;
+            w.merge(&one, end).unwrap();
+        }
+        let totals: Vec<u64> = w.totals_through(end).map(|t| t.completions).collect();
+        assert!(totals.iter().sum::<u64>() <= 4, "{totals:?}");
     }
 
     #[test]
