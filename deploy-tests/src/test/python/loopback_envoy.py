@@ -6,10 +6,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 from loopback_prometheus import OPENER, free_port
+from loopback_ready import await_ready
 from loopback_registry import _stop_with_parent
 from project import ROOT
 
@@ -82,19 +82,7 @@ class LoopbackEnvoy:
                 [str(self.binary), "-c", str(self._folder / "envoy.json"), "--concurrency", "2",
                  "--disable-hot-restart", "-l", "warning"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=_stop_with_parent)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                with OPENER.open(f"http://{self.admin_target()}/ready", timeout=2) as answer:
-                    if answer.status == 200:
-                        return self
-            except OSError:
-                pass
-            if self._process.poll() is not None or time.monotonic() > deadline:
-                text = self.log()
-                self.close()
-                raise RuntimeError(f"Envoy did not become ready; its log:\n{text}")
-            time.sleep(0.2)
+        return await_ready(self, OPENER, f"http://{self.admin_target()}/ready", timeout_s, "Envoy")
 
     def log(self):
         return self._log.read_text(errors="replace")[-4000:] if self._log.exists() else ""

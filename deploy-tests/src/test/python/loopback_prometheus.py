@@ -6,11 +6,11 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from loopback_ready import await_ready
 from loopback_registry import _stop_with_parent
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -54,19 +54,7 @@ class LoopbackPrometheus:
                 [self.binary, f"--config.file={self._folder / 'prometheus.yml'}",
                  f"--storage.tsdb.path={self._folder / 'data'}", f"--web.listen-address={address}"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=_stop_with_parent)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                with OPENER.open(f"{self.url}/-/ready", timeout=2) as answer:
-                    if answer.status == 200:
-                        return self
-            except OSError:
-                pass
-            if self._process.poll() is not None or time.monotonic() > deadline:
-                text = self.log()
-                self.close()
-                raise RuntimeError(f"Prometheus did not become ready; its log:\n{text}")
-            time.sleep(0.2)
+        return await_ready(self, OPENER, f"{self.url}/-/ready", timeout_s, "Prometheus")
 
     def log(self):
         return self._log.read_text(errors="replace") if self._log.exists() else ""
