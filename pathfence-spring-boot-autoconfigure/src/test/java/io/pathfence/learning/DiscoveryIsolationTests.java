@@ -10,9 +10,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -40,23 +39,13 @@ class DiscoveryIsolationTests {
 	/** The bound a fast route's answer must keep while the other downstream stalls. */
 	private static final Duration FAST_BOUND = Duration.ofMillis(300);
 
-	private static Downstream stalling;
+	@RegisterExtension
+	static final Downstream stalling = Downstream.forTestClass();
 
-	private static Downstream fast;
+	@RegisterExtension
+	static final Downstream fast = Downstream.forTestClass();
 
 	private final HttpClient client = HttpClient.newHttpClient();
-
-	@BeforeAll
-	static void startDownstreams() throws Exception {
-		stalling = new Downstream();
-		fast = new Downstream();
-	}
-
-	@AfterAll
-	static void stopDownstreams() {
-		stalling.close();
-		fast.close();
-	}
 
 	@Test
 	void enforceIsolatesAStalledDownstreamsRoutesWhileDiscoveryOffDoesNot() throws Exception {

@@ -11,9 +11,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -29,23 +28,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DiscoveryLearningTests {
 
-	private static Downstream payment;
+	@RegisterExtension
+	static final Downstream payment = Downstream.forTestClass();
 
-	private static Downstream shipping;
+	@RegisterExtension
+	static final Downstream shipping = Downstream.forTestClass();
 
 	private final HttpClient client = HttpClient.newHttpClient();
-
-	@BeforeAll
-	static void startDownstreams() throws Exception {
-		payment = new Downstream();
-		shipping = new Downstream();
-	}
-
-	@AfterAll
-	static void stopDownstreams() {
-		payment.close();
-		shipping.close();
-	}
 
 	@Test
 	void learnedMapEqualsTheKnownMapIncludingAnAsyncCallAndARouteThatCallsNothing() throws Exception {

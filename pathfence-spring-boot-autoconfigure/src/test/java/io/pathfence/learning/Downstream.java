@@ -2,6 +2,7 @@ package io.pathfence.learning;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -10,12 +11,14 @@ import java.util.concurrent.Executors;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A downstream service on loopback that answers every request, after a pause that can be
  * switched on to stall it. It has threads enough never to be the bottleneck itself.
  */
-final class Downstream implements AutoCloseable {
+final class Downstream implements AutoCloseable, AfterAllCallback {
 
 	private final HttpServer server;
 
@@ -28,6 +31,19 @@ final class Downstream implements AutoCloseable {
 		this.server.createContext("/", this::answer);
 		this.server.setExecutor(this.threads);
 		this.server.start();
+	}
+
+	/**
+	 * A downstream for one test class, as a {@code @RegisterExtension} static field: it
+	 * is stopped once the class's tests are done.
+	 */
+	static Downstream forTestClass() {
+		try {
+			return new Downstream();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	/** How a client names it when the client has no name for it: host and port. */
@@ -59,6 +75,11 @@ final class Downstream implements AutoCloseable {
 		try (OutputStream out = exchange.getResponseBody()) {
 			out.write(body);
 		}
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		close();
 	}
 
 	@Override
