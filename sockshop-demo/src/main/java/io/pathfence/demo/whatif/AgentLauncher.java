@@ -23,6 +23,15 @@ final class AgentLauncher implements Cluster.Launcher {
 
 	private static final Duration AGENT_START = Duration.ofSeconds(30);
 
+	/**
+	 * Connection limits far above the users: a closed loop's throughput must be set by
+	 * the services' threads and work, not by SYNs the kernel drops at a full accept queue
+	 * and resends a second later, and the profiler's scrapes must get in while the
+	 * front-end holds its kept-alive connections. The threads stay the topology's.
+	 */
+	private static final List<String> OPEN_CONNECTIONS = List.of("--server.tomcat.max-connections=8192",
+			"--server.tomcat.accept-count=1024");
+
 	private final Path agent;
 
 	private final List<String> agentOptions;
@@ -55,6 +64,7 @@ final class AgentLauncher implements Cluster.Launcher {
 		boolean isTarget = service.equals(this.target);
 		List<String> line = new ArrayList<>(this.pinning.prefix(isTarget));
 		line.addAll(command);
+		line.addAll(OPEN_CONNECTIONS);
 		Duration cpuTime = this.cpuTimes.get(service);
 		if (cpuTime != null) {
 			// Spring Boot gives the command line precedence over the topology's defaults.
