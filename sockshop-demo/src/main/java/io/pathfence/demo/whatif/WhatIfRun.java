@@ -80,11 +80,6 @@ final class WhatIfRun {
 			load.run(mix, users, Duration.ZERO, this.options.warmUp(), SEED, (request, ok) -> {
 			});
 
-			int half = Math.max(1, users / 2);
-			Throughput halfLoad = load.run(mix, half, Duration.ofSeconds(1), this.options.measure(), SEED + 1,
-					(request, ok) -> {
-					});
-
 			// The profiling run is also the saturating load's throughput.
 			Map<String, URI> metrics = new LinkedHashMap<>();
 			this.topology.services()
@@ -102,7 +97,6 @@ final class WhatIfRun {
 					}
 				}
 			});
-			checkSaturated(half, halfLoad, users, full);
 			CallProfiler.ProfilingRun profiled;
 			try {
 				profiled = profiler.finish(completed.get());
@@ -110,6 +104,14 @@ final class WhatIfRun {
 			catch (IllegalArgumentException ex) {
 				throw new WhatIfRefusal("the profiling run measured nothing: " + ex.getMessage());
 			}
+			// Half the users after the full load, so that a system still warming up
+			// favours
+			// the half and cannot pass for saturated.
+			int half = Math.max(1, users / 2);
+			Throughput halfLoad = load.run(mix, half, Duration.ofSeconds(1), this.options.measure(), SEED + 1,
+					(request, ok) -> {
+					});
+			checkSaturated(half, halfLoad, users, full);
 			CallProfile profile = profiled.profile();
 			// The rounds count the target's calls from the requests that reach it as they
 			// complete: this many calls each, as the profiling run measured.

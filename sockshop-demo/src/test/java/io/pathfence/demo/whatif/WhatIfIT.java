@@ -7,14 +7,16 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The what-if run's refusals and ends on the real thing: the demo's jar started as the
  * user starts it, the shop's seven services under real pause agents, pinned, real load.
- * Each case exits with code 2 and one line saying why, and leaves no process behind,
- * stopped or running.
+ * Each case exits with code 2 and one line saying why, or is ended by a signal, and
+ * leaves no process behind, stopped or running.
  */
 class WhatIfIT {
 
@@ -62,6 +64,26 @@ class WhatIfIT {
 				.contains("run with more --users");
 			assertThat(run.output()).doesNotContain("Exception");
 			assertThat(run.processesSeen()).as("the services and their agents ran").isGreaterThanOrEqualTo(14);
+			assertThat(run.leftBehind(GRACE)).isEmpty();
+		}
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "TERM, false, 143", "INT, true, 130" })
+	void aSignalDuringAPauseLeavesNoServiceStoppedOrRunning(String signal, boolean toTheGroup, int exitCode)
+			throws Exception {
+		try (WhatIfProcesses run = WhatIfProcesses.start(this.folder.resolve("run"),
+				List.of("--target=payment", "--reduce=40%", "--cpu-time=payment=3ms", "--users=256", "--warm-up=2s",
+						"--profile=4s", "--measure=20s"))) {
+			assertThat(run.awaitOutput("repetition 1: baseline", RUN)).as(run.output()).isTrue();
+			assertThat(run.awaitAPause(Duration.ofSeconds(20))).as("a service seen paused").isTrue();
+
+			// SIGTERM to the run alone, as a process manager ends it; SIGINT to its whole
+			// process group, agents included, as Ctrl-C in a terminal does.
+			long pid = run.process().pid();
+			new ProcessBuilder("kill", "-" + signal, "--", (toTheGroup ? "-" : "") + pid).inheritIO().start().waitFor();
+
+			assertThat(run.exitCode(GRACE)).isEqualTo(exitCode);
 			assertThat(run.leftBehind(GRACE)).isEmpty();
 		}
 	}
