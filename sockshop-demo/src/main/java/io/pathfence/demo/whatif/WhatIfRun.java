@@ -56,6 +56,13 @@ final class WhatIfRun {
 
 	private final PrintStream out;
 
+	/**
+	 * Rounds paid so far over the agents' life: an agent pays a round at most once and
+	 * refuses any not newer than its last, so each run's rounds are numbered on from
+	 * here.
+	 */
+	private long roundsBefore;
+
 	WhatIfRun(WhatIfOptions options, Settings settings, AgentLauncher launcher, PrintStream out) {
 		this.options = options;
 		this.topology = settings.topology();
@@ -187,7 +194,8 @@ final class WhatIfRun {
 			for (String service : plan.pausesPerCall().keySet()) {
 				PauseAgentClient client = this.launcher.connect(service);
 				clients.put(service, client);
-				pausers.put(service, client::pause);
+				long before = this.roundsBefore;
+				pausers.put(service, (round, nanos) -> client.pause(before + round, nanos));
 			}
 			AtomicLong throughTargetDone = new AtomicLong();
 			AtomicBoolean running = new AtomicBoolean(true);
@@ -215,6 +223,7 @@ final class WhatIfRun {
 					reporter.join();
 				}
 				rounds.awaitIdle(Duration.ofSeconds(10));
+				this.roundsBefore += rounds.rounds();
 				for (ServicePauses pauses : rounds.report()) {
 					if (pauses.failures() > 0) {
 						throw new IllegalStateException(pauses.service() + "'s pauses failed " + pauses.failures()
