@@ -17,14 +17,14 @@ import io.pathfence.testsupport.load.Outcome;
  * refused. Throughput counts the requests answered 2xx during the measured time, after a
  * ramp that is not counted.
  */
-final class ClosedLoopLoad {
+public final class ClosedLoopLoad {
 
 	/** The services' {@code Retry-After} with a 503. */
 	private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
 	private final HttpSender sender;
 
-	ClosedLoopLoad(Duration requestTimeout) {
+	public ClosedLoopLoad(Duration requestTimeout) {
 		this.sender = new HttpSender(requestTimeout);
 	}
 
@@ -36,10 +36,29 @@ final class ClosedLoopLoad {
 	 * @param uri where it is sent
 	 * @param weight its share, e.g. its base rate
 	 */
-	record Request(String path, String method, java.net.URI uri, double weight) {
+	public record Request(String path, String method, java.net.URI uri, double weight) {
+	}
+
+	/** Hears of every request that ended, in the ramp too, on the user's thread. */
+	@FunctionalInterface
+	public interface Listener {
+
+		/** A request ended; {@code ok} if it was answered 2xx. */
+		void ended(Request request, boolean ok);
+
 	}
 
 	Throughput run(List<Request> mix, int users, Duration ramp, Duration measured, long seed)
+			throws InterruptedException {
+		return run(mix, users, ramp, measured, seed, (request, ok) -> {
+		});
+	}
+
+	/**
+	 * Runs {@code users} users for the ramp and the measured time, telling the listener
+	 * of each request that ends.
+	 */
+	public Throughput run(List<Request> mix, int users, Duration ramp, Duration measured, long seed, Listener listener)
 			throws InterruptedException {
 		double total = mix.stream().mapToDouble(Request::weight).sum();
 		AtomicLong ok = new AtomicLong();
@@ -54,6 +73,7 @@ final class ClosedLoopLoad {
 				while (System.nanoTime() < end) {
 					Request request = pick(mix, random.nextDouble() * total);
 					Outcome outcome = this.sender.send(request.method(), request.uri(), request.path());
+					listener.ended(request, outcome == Outcome.OK);
 					long now = System.nanoTime();
 					if (now >= measureFrom && now < end) {
 						answered.incrementAndGet();

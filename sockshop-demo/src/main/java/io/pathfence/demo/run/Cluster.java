@@ -28,8 +28,32 @@ import io.pathfence.demo.topology.Topology;
  * only the shared one). Closing the cluster (or the runner's JVM exiting, through a
  * shutdown hook) continues any stopped service and kills them all: no process is left
  * behind, and never a stopped one.
+ * <p>
+ * How a service's process is started is the {@link Launcher}'s: directly, for the demo,
+ * or under the pause agent, for the what-if run.
  */
-final class Cluster implements AutoCloseable {
+public final class Cluster implements AutoCloseable {
+
+	/**
+	 * Starts one service's process from its command line.
+	 */
+	@FunctionalInterface
+	public interface Launcher {
+
+		/** Starts the process directly. */
+		Launcher DIRECT = (service, command, builder) -> builder.command(command).start();
+
+		/**
+		 * Starts a service.
+		 * @param service the service's name
+		 * @param command its command line
+		 * @param builder where its output goes; its command is to be replaced
+		 * @return the process, whose end ends the service
+		 * @throws IOException if it cannot start
+		 */
+		Process launch(String service, List<String> command, ProcessBuilder builder) throws IOException;
+
+	}
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
@@ -54,6 +78,11 @@ final class Cluster implements AutoCloseable {
 
 	private final Path logs;
 
+	private final Launcher launcher;
+
+	/** The mode the services run in now. */
+	private Mode mode;
+
 	/**
 	 * The stalled service's co-located burner, when the millibottleneck is interference.
 	 */
@@ -66,8 +95,9 @@ final class Cluster implements AutoCloseable {
 
 	private int sidecarAdminPort;
 
-	private Cluster(Settings settings, Path logs) {
+	private Cluster(Settings settings, Path logs, Launcher launcher) {
 		this.settings = settings;
+		this.launcher = launcher;
 		this.topology = settings.topology();
 		this.shared = this.topology.sharedService().map(Service::name).orElse(null);
 		this.logs = logs;
@@ -80,8 +110,17 @@ final class Cluster implements AutoCloseable {
 	 * check.
 	 */
 	static Cluster start(Settings settings, Mode mode, Path logs) throws IOException, InterruptedException {
+		return start(settings, mode, logs, Launcher.DIRECT);
+	}
+
+	/**
+	 * Starts every service through the launcher as the mode runs it and waits until each
+	 * answers its health check.
+	 */
+	public static Cluster start(Settings settings, Mode mode, Path logs, Launcher launcher)
+			throws IOException, InterruptedException {
 		Files.createDirectories(logs);
-		Cluster cluster = new Cluster(settings, logs);
+		Cluster cluster = new Cluster(settings, logs, launcher);
 		Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
 		try {
 			for (String service : cluster.topology.services().keySet()) {
@@ -118,11 +157,22 @@ final class Cluster implements AutoCloseable {
 			}
 		}
 		stop(changed);
+		this.mode = mode;
 		for (String service : changed) {
 			launch(service, mode);
 		}
 		awaitHealthy(changed);
 		return changed.size();
+	}
+
+	/**
+	 * Ends a service and starts it again as the launcher starts it now, and waits until
+	 * it answers.
+	 */
+	public void restart(String service) throws IOException, InterruptedException {
+		stop(List.of(service));
+		launch(service, this.mode);
+		awaitHealthy(List.of(service));
 	}
 
 	/** How the mode starts a service, less the files each launch gets anew. */
@@ -167,8 +217,8 @@ final class Cluster implements AutoCloseable {
 			this.occupancyFiles.put(service, occupancy);
 		}
 		Path log = this.logs.resolve(service + suffix + ".log");
-		this.processes.put(service,
-				new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(log.toFile()).start());
+		this.processes.put(service, this.launcher.launch(service, full,
+				new ProcessBuilder().redirectErrorStream(true).redirectOutput(log.toFile())));
 	}
 
 	/**
@@ -228,7 +278,7 @@ final class Cluster implements AutoCloseable {
 		return pids;
 	}
 
-	String baseUrl(String service) {
+	public String baseUrl(String service) {
 		return "http://127.0.0.1:" + this.ports.get(service);
 	}
 

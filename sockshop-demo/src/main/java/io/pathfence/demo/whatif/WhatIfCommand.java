@@ -1,0 +1,246 @@
+package io.pathfence.demo.whatif;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import io.pathfence.demo.run.RunCommand.DurationConverter;
+import io.pathfence.demo.run.Settings;
+import io.pathfence.demo.topology.Topologies;
+import io.pathfence.demo.topology.Topology;
+
+/**
+ * {@code java -jar sockshop-demo.jar whatif --target NAME --reduce 10..50%/10}: what
+ * would the shop's throughput be if the target needed that much less CPU per call? Runs
+ * the shop under pause agents, pinned, and answers with Slowpoke's model from the
+ * throughput measured under coordinated pauses of every other service; with
+ * {@code --validate}, also with the target really made that much faster. Bad input, and
+ * what makes the run impossible (no CPU of its own for the target, no agent, a load that
+ * does not saturate), is one line and exit code 2; every service is continued and ended
+ * on any exit.
+ */
+@Command(name = "whatif", mixinStandardHelpOptions = true, sortOptions = false,
+		description = "Predicts the shop's throughput if one service needed less CPU time per call, by pausing every "
+				+ "other service in coordinated rounds (Slowpoke, NSDI '26).")
+public final class WhatIfCommand implements Callable<Integer> {
+
+	@Spec
+	CommandSpec spec;
+
+	@Option(names = "--target", required = true, description = "The service to make faster, e.g. payment.")
+	String target;
+
+	@Option(names = "--reduce", defaultValue = "10..50%/10",
+			description = "Reductions of the target's CPU time per call: a range such as 10..50%%/10 or a list such "
+					+ "as 15%%,30%% (default: ${DEFAULT-VALUE}).")
+	String reduce;
+
+	@Option(names = "--validate",
+			description = "Also measure the ground truth: the target's simulated CPU time per call really cut.")
+	boolean validate;
+
+	@Option(names = "--repetitions", defaultValue = "1", description = "Measure each this many times (default: 1).")
+	int repetitions;
+
+	@Option(names = "--app", defaultValue = Topologies.DEFAULT,
+			description = "The application: sock-shop, social-network, media-service or a topology file "
+					+ "(default: ${DEFAULT-VALUE}).")
+	String app;
+
+	@Option(names = "--cpu-time", converter = { Name.class, DurationConverter.class },
+			description = "A service's simulated CPU time per call, e.g. --cpu-time payment=6ms (default: the "
+					+ "topology's).")
+	Map<String, Duration> cpuTimes = new LinkedHashMap<>();
+
+	@Option(names = "--users", defaultValue = "256",
+			description = "Users of the closed-loop load, enough to saturate the shop (default: ${DEFAULT-VALUE}).")
+	int users;
+
+	@Option(names = "--warm-up", defaultValue = "8s", converter = DurationConverter.class,
+			description = "Unmeasured load after each start (default: ${DEFAULT-VALUE}).")
+	Duration warmUp;
+
+	@Option(names = "--profile", defaultValue = "15s", converter = DurationConverter.class,
+			description = "The profiling run (default: ${DEFAULT-VALUE}).")
+	Duration profile;
+
+	@Option(names = "--measure", defaultValue = "15s", converter = DurationConverter.class,
+			description = "Each measured run (default: ${DEFAULT-VALUE}).")
+	Duration measure;
+
+	@Option(names = "--batch", defaultValue = "0",
+			description = "Target calls per round of pauses (default: so that a round pauses about 25 ms).")
+	long batch;
+
+	@Option(names = "--pause-agent",
+			description = "The pause agent binary (default: pause-agent/target/release/pause-agent, as built).")
+	Path pauseAgent;
+
+	@Option(names = "--pause-agent-option", hidden = true,
+			description = "An option for every agent (for tests: --pause-agent-option=--proc-root=DIR).")
+	List<String> pauseAgentOptions = new ArrayList<>();
+
+	@Option(names = "--jar", description = "The demo's jar the services are started from (default: this one).")
+	Path jar;
+
+	@Option(names = "--results",
+			description = "Folder for the results; each run gets a dated subfolder (default: results/whatif).")
+	Path results;
+
+	/**
+	 * The command line: a bad option gives one line on stderr and exit code 2.
+	 */
+	public static CommandLine commandLine() {
+		CommandLine commandLine = new CommandLine(new WhatIfCommand());
+		commandLine.setParameterExceptionHandler((ex, args) -> {
+			ex.getCommandLine().getErr().println(ex.getMessage() + " (see --help)");
+			return CommandLine.ExitCode.USAGE;
+		});
+		commandLine.setExecutionExceptionHandler((ex, commandLine1, parseResult) -> {
+			if (ex instanceof WhatIfRefusal || ex instanceof AgentLauncher.NoAgentException) {
+				commandLine1.getErr().println("whatif: " + ex.getMessage());
+				return CommandLine.ExitCode.USAGE;
+			}
+			throw ex;
+		});
+		return commandLine;
+	}
+
+	@Override
+	public Integer call() throws Exception {
+		Topology topology = topology();
+		if (!topology.services().containsKey(this.target)) {
+			throw usage("--target " + this.target + ": no such service in " + topology.name() + "; one of "
+					+ topology.services().keySet());
+		}
+		List<Double> reductions;
+		try {
+			reductions = Reductions.parse(this.reduce);
+		}
+		catch (IllegalArgumentException ex) {
+			throw usage(ex.getMessage());
+		}
+		if (this.repetitions < 1) {
+			throw usage("--repetitions must be at least 1, not " + this.repetitions);
+		}
+		if (this.users < 2) {
+			throw usage("--users must be at least 2 (saturation is told by halving them), not " + this.users);
+		}
+		if (this.batch < 0) {
+			throw usage("--batch must be a number of calls above 0, or 0 for rounds of about 25 ms");
+		}
+		for (Map.Entry<String, Duration> cpuTime : this.cpuTimes.entrySet()) {
+			if (!topology.services().containsKey(cpuTime.getKey())) {
+				throw usage("--cpu-time " + cpuTime.getKey() + ": no such service in " + topology.name() + "; one of "
+						+ topology.services().keySet());
+			}
+			positive("--cpu-time " + cpuTime.getKey(), cpuTime.getValue());
+		}
+		positive("--warm-up", this.warmUp);
+		positive("--profile", this.profile);
+		positive("--measure", this.measure);
+		Path agent = agent();
+		if (!Files.isRegularFile(agent) || !Files.isExecutable(agent)) {
+			throw new WhatIfRefusal("no service can run under a pause agent: " + agent + " is not an executable file"
+					+ " (build it: cd pause-agent && cargo build --release, or say where it is with --pause-agent)");
+		}
+		Path jarFile = (this.jar != null) ? this.jar : ownJar();
+		Pinning pinning;
+		try {
+			pinning = Pinning.pinThisProcess();
+		}
+		catch (IllegalStateException ex) {
+			throw new WhatIfRefusal(ex.getMessage());
+		}
+
+		Path base = (this.results != null) ? this.results : Path.of("results", "whatif");
+		Path folder = base
+			.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+		Files.createDirectories(folder);
+		Settings settings = Settings.defaults(this.app, topology, jarFile, folder);
+		Duration baseCpuTime = this.cpuTimes.getOrDefault(this.target, topology.service(this.target).cpuTime());
+		WhatIfOptions options = new WhatIfOptions(this.target, reductions, this.validate, this.repetitions, this.users,
+				this.warmUp, this.profile, this.measure, this.batch, baseCpuTime);
+		AgentLauncher launcher = new AgentLauncher(agent.toAbsolutePath(), this.pauseAgentOptions, pinning, this.target,
+				this.cpuTimes);
+		System.out.printf(
+				"%s: what if %s needed %s less CPU per call? Every service under a pause agent, %s alone on "
+						+ "CPU %s, the others and the load on CPU %s; results in %s%n",
+				topology.name(), this.target, String.join(", ", reductions.stream().map(WhatIfRun::percent).toList()),
+				this.target, pinning.targetCpus(), pinning.otherCpus(), folder);
+		long started = System.nanoTime();
+		WhatIfResult result = new WhatIfRun(options, settings, launcher, System.out).run();
+		String table = WhatIfReport.table(result);
+		List<String> summary = WhatIfReport.summary(result);
+		Path csv = WhatIfReport.csv(result, folder);
+		Path plot = WhatIfReport.plot(result, folder);
+		Files.writeString(folder.resolve("table.md"), table + "\n" + String.join("\n", summary) + "\n");
+		System.out.println();
+		System.out.print(table);
+		summary.forEach(System.out::println);
+		System.out.printf("%nRan in %.0f s. Table: %s%nCSV: %s%nPlot: %s%n", (System.nanoTime() - started) / 1e9,
+				folder.resolve("table.md"), csv, plot);
+		return 0;
+	}
+
+	private Topology topology() {
+		try {
+			return Topologies.load(this.app);
+		}
+		catch (IllegalArgumentException ex) {
+			throw usage("--app " + ex.getMessage());
+		}
+	}
+
+	private Path agent() {
+		if (this.pauseAgent != null) {
+			return this.pauseAgent;
+		}
+		String built = System.getProperty("pathfence.pause-agent.binary");
+		return (built != null) ? Path.of(built) : Path.of("pause-agent", "target", "release", "pause-agent");
+	}
+
+	private void positive(String option, Duration duration) {
+		if (duration.isNegative() || duration.isZero()) {
+			throw usage(option + " must be longer than 0, not " + duration);
+		}
+	}
+
+	private Path ownJar() {
+		String first = System.getProperty("sun.java.command", "").split(" ")[0];
+		if (first.endsWith(".jar")) {
+			return Path.of(first);
+		}
+		throw usage("Not started with java -jar: say where the demo's jar is with --jar");
+	}
+
+	private ParameterException usage(String message) {
+		return new ParameterException(this.spec.commandLine(), message);
+	}
+
+	/** A service's name as given: the key of {@code --cpu-time}. */
+	static final class Name implements CommandLine.ITypeConverter<String> {
+
+		@Override
+		public String convert(String value) {
+			return value;
+		}
+
+	}
+
+}

@@ -1,0 +1,58 @@
+package io.pathfence.demo.whatif;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Bad input is refused before anything starts: one line on stderr, exit code 2, no stack
+ * trace, nothing on stdout (where the run reports what it started). Every case passes
+ * {@code --jar}, a real agent and results folder, so nothing else could fail first.
+ */
+class WhatIfCommandTests {
+
+	@TempDir
+	Path results;
+
+	@ParameterizedTest
+	@CsvSource(delimiter = ';', quoteCharacter = '"', value = {
+			"--target=db; --target db: no such service in sock-shop; one of [front-end, orders, payment",
+			"--reduce=0%; each reduction must lie strictly between 0 % and 100 %",
+			"--reduce=100%; each reduction must lie strictly between 0 % and 100 %",
+			"--reduce=10..120%/10; each reduction must lie strictly between 0 % and 100 %",
+			"--reduce=-5%; each reduction must lie strictly between 0 % and 100 %",
+			"--reduce=half; say a range such as 10..50%/10",
+			"--cpu-time=db=3ms; --cpu-time db: no such service in sock-shop",
+			"--cpu-time=payment=0ms; --cpu-time payment must be longer than 0", "--users=1; --users must be at least 2",
+			"--repetitions=0; --repetitions must be at least 1",
+			"--pause-agent=/nonexistent/pause-agent; no service can run under a pause agent: /nonexistent/pause-agent "
+					+ "is not an executable file" })
+	void badInputIsOneLineAndExitCodeTwo(String option, String says) {
+		StringWriter err = new StringWriter();
+		StringWriter out = new StringWriter();
+		CommandLine commandLine = WhatIfCommand.commandLine();
+		commandLine.setErr(new PrintWriter(err));
+		commandLine.setOut(new PrintWriter(out));
+		String target = option.startsWith("--target") ? option : "--target=payment";
+		String agent = option.startsWith("--pause-agent") ? option : "--pause-agent=" + WhatIfProcesses.agent();
+
+		int exitCode = commandLine.execute(new LinkedHashSet<>(
+				List.of("--jar=target/app/sockshop-demo.jar", "--results=" + this.results, agent, target, option))
+			.toArray(String[]::new));
+
+		assertThat(exitCode).isEqualTo(CommandLine.ExitCode.USAGE);
+		assertThat(err.toString().strip()).doesNotContain("\n").doesNotContain("Exception").contains(says);
+		assertThat(out.toString()).as("nothing started").isEmpty();
+		assertThat(this.results).isEmptyDirectory();
+	}
+
+}
