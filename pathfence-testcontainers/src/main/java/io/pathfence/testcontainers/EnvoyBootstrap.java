@@ -109,10 +109,11 @@ public final class EnvoyBootstrap {
 	}
 
 	/**
-	 * The recipe that makes Envoy take the path, the reason and the verdict out of the filter's stat
-	 * names as tags, so that {@code /stats/prometheus} shows
+	 * The recipe that makes Envoy take the path, the reason and the verdict out of the
+	 * filter's stat names as tags, so that {@code /stats/prometheus} shows
 	 * {@code pathfence_path_rejected_total{path="a",reason="timeout"}} as the starter's
-	 * meters do: the regexes Istio writes for {@code extraStatTags: [path, reason, verdict]}.
+	 * meters do: the regexes Istio writes for
+	 * {@code extraStatTags: [path, reason, verdict]}.
 	 */
 	static final String STATS_CONFIG = """
 			{"stats_tags": [
