@@ -144,11 +144,7 @@ public final class GridCommand implements Callable<Integer> {
 	}
 
 	private Path ownJar() {
-		String first = System.getProperty("sun.java.command", "").split(" ")[0];
-		if (first.endsWith(".jar")) {
-			return Path.of(first);
-		}
-		throw usage("Not started with java -jar: say where the demo's jar is with --jar");
+		return RunCommand.ownJar().orElseThrow(() -> usage(RunCommand.NOT_FROM_A_JAR));
 	}
 
 	private ParameterException usage(String message) {

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine;
@@ -131,6 +132,18 @@ public final class RunCommand implements Callable<Integer> {
 			return CommandLine.ExitCode.USAGE;
 		});
 		return commandLine;
+	}
+
+	/** The usage error of a command that needs its own jar and was not started from it. */
+	public static final String NOT_FROM_A_JAR = "Not started with java -jar: say where the demo's jar is with --jar";
+
+	/**
+	 * The jar this JVM was started from with {@code java -jar}, which the grid and the
+	 * what-if run start their services from; empty when it was started otherwise.
+	 */
+	public static Optional<Path> ownJar() {
+		String first = System.getProperty("sun.java.command", "").split(" ")[0];
+		return first.endsWith(".jar") ? Optional.of(Path.of(first)) : Optional.empty();
 	}
 
 	/** A run's own folder in {@code base}, named after the time it starts. */

@@ -3,12 +3,9 @@ package io.pathfence.demo.whatif;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -19,6 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import io.pathfence.demo.run.RunCommand;
 import io.pathfence.demo.run.RunCommand.DurationConverter;
 import io.pathfence.demo.run.Settings;
 import io.pathfence.demo.topology.Topologies;
@@ -106,11 +104,7 @@ public final class WhatIfCommand implements Callable<Integer> {
 	 * The command line: a bad option gives one line on stderr and exit code 2.
 	 */
 	public static CommandLine commandLine() {
-		CommandLine commandLine = new CommandLine(new WhatIfCommand());
-		commandLine.setParameterExceptionHandler((ex, args) -> {
-			ex.getCommandLine().getErr().println(ex.getMessage() + " (see --help)");
-			return CommandLine.ExitCode.USAGE;
-		});
+		CommandLine commandLine = RunCommand.withOneLineUsageErrors(new WhatIfCommand());
 		commandLine.setExecutionExceptionHandler((ex, commandLine1, parseResult) -> {
 			if (ex instanceof WhatIfRefusal || ex instanceof AgentLauncher.NoAgentException) {
 				commandLine1.getErr().println("whatif: " + ex.getMessage());
@@ -169,8 +163,7 @@ public final class WhatIfCommand implements Callable<Integer> {
 		}
 
 		Path base = (this.results != null) ? this.results : Path.of("results", "whatif");
-		Path folder = base
-			.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+		Path folder = RunCommand.datedFolder(base);
 		Files.createDirectories(folder);
 		Settings settings = Settings.defaults(this.app, topology, jarFile, folder);
 		Duration baseCpuTime = this.cpuTimes.getOrDefault(this.target, topology.service(this.target).cpuTime());
@@ -222,11 +215,7 @@ public final class WhatIfCommand implements Callable<Integer> {
 	}
 
 	private Path ownJar() {
-		String first = System.getProperty("sun.java.command", "").split(" ")[0];
-		if (first.endsWith(".jar")) {
-			return Path.of(first);
-		}
-		throw usage("Not started with java -jar: say where the demo's jar is with --jar");
+		return RunCommand.ownJar().orElseThrow(() -> usage(RunCommand.NOT_FROM_A_JAR));
 	}
 
 	private ParameterException usage(String message) {
