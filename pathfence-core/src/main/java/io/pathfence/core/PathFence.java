@@ -384,25 +384,7 @@ public final class PathFence implements AutoCloseable {
 		finally {
 			this.lock.unlock();
 		}
-		// Each granted waiter is told even if one before it fails: a waiter left untold
-		// would hold its permit for good.
-		Throwable failure = null;
-		for (Ticket ticket : granted) {
-			try {
-				this.outcomes.granted(ticket);
-			}
-			catch (RuntimeException | Error ex) {
-				if (failure == null) {
-					failure = ex;
-				}
-			}
-		}
-		if (failure instanceof RuntimeException ex) {
-			throw ex;
-		}
-		if (failure instanceof Error err) {
-			throw err;
-		}
+		tellEach(granted);
 	}
 
 	/**
@@ -452,9 +434,35 @@ public final class PathFence implements AutoCloseable {
 		finally {
 			this.lock.unlock();
 		}
-		heard.pathAdded(name, permits);
+		try {
+			heard.pathAdded(name, permits);
+		}
+		finally {
+			tellEach(granted);
+		}
+	}
+
+	/**
+	 * Tells each granted waiter, even if one before it fails: a waiter left untold would
+	 * hold its permit for good. The first failure is thrown once all are told.
+	 */
+	private void tellEach(List<Ticket> granted) {
+		Throwable failure = null;
 		for (Ticket ticket : granted) {
-			this.outcomes.granted(ticket);
+			try {
+				this.outcomes.granted(ticket);
+			}
+			catch (RuntimeException | Error ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+			}
+		}
+		if (failure instanceof RuntimeException ex) {
+			throw ex;
+		}
+		if (failure instanceof Error err) {
+			throw err;
 		}
 	}
 
