@@ -186,7 +186,14 @@ fn a_path_started_at_four_times_the_knee_settles_near_it_and_keeps_the_throughpu
         }
     }
     let near = |l: i64| (l - K as i64).abs() * 5 <= K as i64;
-    let settled_at = seen.iter().find(|(_, l)| near(*l)).map(|(t, _)| *t);
+    // Settled: from the first reading after which at least three in four readings, and the last, are near K, over
+    // at least four seconds. The first pass through K on the way down does not count when the limit leaves again.
+    let holds = |from: usize| {
+        let rest = &seen[from..];
+        let within = rest.iter().filter(|(_, l)| near(*l)).count();
+        rest.len() >= 8 && within * 4 >= rest.len() * 3 && rest.last().is_some_and(|(_, l)| near(*l))
+    };
+    let settled_at = (0..seen.len()).find(|&i| near(seen[i].1) && holds(i)).map(|i| seen[i].0);
     let measured_from = settled_at.unwrap_or(run).max(Duration::from_secs(8));
     let (tuned_done, tuned_probes) = tuned.finish(measured_from);
     let (control_done, control_probes) = control.finish(measured_from);
@@ -201,12 +208,10 @@ fn a_path_started_at_four_times_the_knee_settles_near_it_and_keeps_the_throughpu
         decisions(&tuned.envoy)
     );
     let settled_at = settled_at.expect("the limit never came within 20 % of K");
-    // One decision a second: at most a dozen to settle, from four times the knee.
-    assert!(settled_at <= Duration::from_secs(14), "settled only at {settled_at:?}");
+    // One decision a second: a bounded number of them to settle, from four times the knee, exploring on the way.
+    assert!(settled_at <= Duration::from_secs(20), "settled only at {settled_at:?}");
     // Once settled, it may step up to look above the knee (and come back), but never below what the knee needs.
     let after: Vec<i64> = seen.iter().filter(|(t, _)| *t >= settled_at).map(|(_, l)| *l).collect();
-    let within = after.iter().filter(|l| near(**l)).count();
-    assert!(within * 4 >= after.len() * 3, "the limit left the knee: {after:?}");
     assert!(after.iter().all(|l| *l * 5 >= 4 * K as i64), "the limit fell below the knee: {after:?}");
     assert!(ratio >= 0.95, "tuned throughput {ratio:.3} of the control's");
     assert!(control_p99 > tuned_p99, "the control's p99 {control_p99:.1} ms is not above {tuned_p99:.1} ms");
