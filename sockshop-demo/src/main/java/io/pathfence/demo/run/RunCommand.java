@@ -134,7 +134,9 @@ public final class RunCommand implements Callable<Integer> {
 		return commandLine;
 	}
 
-	/** The usage error of a command that needs its own jar and was not started from it. */
+	/**
+	 * The usage error of a command that needs its own jar and was not started from it.
+	 */
 	public static final String NOT_FROM_A_JAR = "Not started with java -jar: say where the demo's jar is with --jar";
 
 	/**
