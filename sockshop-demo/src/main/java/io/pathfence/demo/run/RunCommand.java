@@ -143,7 +143,7 @@ public final class RunCommand implements Callable<Integer> {
 	 * The jar this JVM was started from with {@code java -jar}, which the grid and the
 	 * what-if run start their services from; empty when it was started otherwise.
 	 */
-	public static Optional<Path> ownJar() {
+	public static Optional<Path> startedFromJar() {
 		String first = System.getProperty("sun.java.command", "").split(" ")[0];
 		return first.endsWith(".jar") ? Optional.of(Path.of(first)) : Optional.empty();
 	}
@@ -347,12 +347,7 @@ public final class RunCommand implements Callable<Integer> {
 	}
 
 	private Path ownJar() {
-		String command = System.getProperty("sun.java.command", "");
-		String first = command.split(" ")[0];
-		if (first.endsWith(".jar")) {
-			return Path.of(first);
-		}
-		throw usage("Not started with java -jar: say where the demo's jar is with --jar");
+		return startedFromJar().orElseThrow(() -> usage(NOT_FROM_A_JAR));
 	}
 
 	/** Durations as 500ms, 10s or 2m, or ISO-8601 (PT10S). */

@@ -215,7 +215,7 @@ public final class WhatIfCommand implements Callable<Integer> {
 	}
 
 	private Path ownJar() {
-		return RunCommand.ownJar().orElseThrow(() -> usage(RunCommand.NOT_FROM_A_JAR));
+		return RunCommand.startedFromJar().orElseThrow(() -> usage(RunCommand.NOT_FROM_A_JAR));
 	}
 
 	private ParameterException usage(String message) {
