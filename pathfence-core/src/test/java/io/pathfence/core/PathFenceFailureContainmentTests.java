@@ -82,6 +82,50 @@ class PathFenceFailureContainmentTests {
 	}
 
 	@Test
+	void anErrorFromOneGrantedWaiterWhenAPathIsAddedStrandsNoOtherGrant() {
+		PathFence fence = PathFence.builder(10).local(2, 5, Duration.ZERO).build();
+		Ticket running = fence.acquire(PathFence.LOCAL, Inspection.onGrant(this.granted::add));
+		Ticket alsoRunning = fence.acquire(PathFence.LOCAL, Inspection.onGrant(this.granted::add));
+		Ticket failing = fence.acquire(PathFence.LOCAL, Inspection.onGrant((ticket) -> {
+			throw new AssertionError("waiter broke");
+		}));
+		Ticket second = fence.acquire(PathFence.LOCAL, Inspection.onGrant(this.granted::add));
+		assertThat(Inspection.isWaiting(failing)).isTrue();
+		assertThat(Inspection.isWaiting(second)).isTrue();
+		// The new path's idle permits are lent at once to the two local tasks waiting.
+		assertThatThrownBy(() -> fence.addPath("b", 2, 3, Duration.ZERO)).isInstanceOf(AssertionError.class);
+		assertThat(this.granted).as("the waiter after the one that failed").contains(second);
+		assertThat(Inspection.isBorrowed(second)).isTrue();
+		assertThat(isGranted(failing)).as("the failed waiter's permit went back").isFalse();
+		assertThat(fence.figures("b").borrowed()).as("b's permits lent").isEqualTo(1);
+		second.release();
+		alsoRunning.release();
+		running.release();
+		assertThat(fence.figures("b").borrowed()).isZero();
+		assertThat(Inspection.violations(fence)).isEmpty();
+	}
+
+	@Test
+	void anErrorFromAListenerOfTheAddedPathStrandsNoGrant() {
+		PathFence fence = PathFence.builder(10).local(1, 5, Duration.ZERO).build();
+		Ticket running = fence.acquire(PathFence.LOCAL, Inspection.onGrant(this.granted::add));
+		Ticket waiting = fence.acquire(PathFence.LOCAL, Inspection.onGrant(this.granted::add));
+		fence.addListener(new PathFenceListener() {
+			@Override
+			public void onPathAdded(String path, int permits) {
+				throw new StackOverflowError();
+			}
+		});
+		assertThatThrownBy(() -> fence.addPath("b", 1, 3, Duration.ZERO)).isInstanceOf(StackOverflowError.class);
+		assertThat(this.granted).as("the local task that borrowed the new path's permit").contains(waiting);
+		assertThat(fence.figures("b").borrowed()).as("b's permit lent").isEqualTo(1);
+		waiting.release();
+		running.release();
+		assertThat(fence.figures("b").borrowed()).isZero();
+		assertThat(Inspection.violations(fence)).isEmpty();
+	}
+
+	@Test
 	void aFatalErrorFromAListenerOnAnImmediateGrantLeavesNoPermitHeld() {
 		PathFence fence = PathFence.builder(1).path("a", 1, 5, Duration.ZERO).build();
 		fence.addListener(new PathFenceListener() {
