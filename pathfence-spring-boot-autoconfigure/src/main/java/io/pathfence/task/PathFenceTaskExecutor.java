@@ -58,7 +58,8 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	/**
 	 * Set on a thread about to submit a task that reports its own queue timeout (Spring
-	 * MVC's task for an async handler); the next task admitted on the thread takes it.
+	 * MVC's task for an async handler); only that task takes it, not whatever else is
+	 * submitted on the thread meanwhile.
 	 */
 	private static final ThreadLocal<Boolean> reportsTimeout = new ThreadLocal<>();
 
@@ -122,7 +123,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	 */
 	public void execute(String path, Runnable task) {
 		Assert.notNull(task, "task must not be null");
-		admit(path, task, null);
+		admit(path, task, null, null);
 	}
 
 	/**
@@ -130,7 +131,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	 */
 	public Future<?> submit(String path, Runnable task) {
 		FencedFuture<Object> future = new FencedFuture<>(path, Executors.callable(task), null);
-		admit(path, future, future);
+		admit(path, future, future, task);
 		return future;
 	}
 
@@ -139,7 +140,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	 */
 	public <T> Future<T> submit(String path, Callable<T> task) {
 		FencedFuture<T> future = new FencedFuture<>(path, task, null);
-		admit(path, future, future);
+		admit(path, future, future, null);
 		return future;
 	}
 
@@ -147,7 +148,7 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	public <T> CompletableFuture<T> submitCompletable(String path, Callable<T> task) {
 		CompletableFuture<T> result = new CompletableFuture<>();
 		FencedFuture<T> future = new FencedFuture<>(path, task, result);
-		admit(path, future, future);
+		admit(path, future, future, null);
 		return result;
 	}
 
@@ -169,19 +170,21 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 	}
 
 	/**
-	 * Marks the next task submitted on this thread as one that reports its own queue
-	 * timeout: past the timeout it is run anyway, without a permit, while
-	 * {@link #timedOut()} returns the rejection, and must then do nothing but report it.
-	 * Spring MVC's task for an async handler is such a task: its
-	 * {@code CallableProcessingInterceptor}s run before the handler's callable, and one
-	 * that throws the rejection becomes the request's result, so the client is answered
-	 * at once rather than after the async request timeout.
+	 * Marks the task Spring MVC submits next on this thread for an async handler as one
+	 * that reports its own queue timeout: past the timeout it is run anyway, without a
+	 * permit, while {@link #timedOut()} returns the rejection, and must then do nothing
+	 * but report it. Spring MVC's task runs its {@code CallableProcessingInterceptor}s
+	 * before the handler's callable, and one that throws the rejection becomes the
+	 * request's result, so the client is answered at once rather than after the async
+	 * request timeout. Any other task submitted on the thread meanwhile (by another
+	 * interceptor, say) leaves the mark alone: run without a permit, its code would not
+	 * know to stop.
 	 */
-	public static void nextTaskReportsItsTimeout() {
+	public static void nextHandlerTaskReportsItsTimeout() {
 		reportsTimeout.set(Boolean.TRUE);
 	}
 
-	/** Clears a mark of {@link #nextTaskReportsItsTimeout()} that no task took. */
+	/** Clears a mark of {@link #nextHandlerTaskReportsItsTimeout()} that no task took. */
 	public static void clearTimeoutReport() {
 		reportsTimeout.remove();
 	}
@@ -231,17 +234,33 @@ public class PathFenceTaskExecutor implements AsyncTaskExecutor {
 
 	}
 
-	private void admit(String path, Runnable task, FencedFuture<?> future) {
+	/**
+	 * Whether Spring MVC's {@code WebAsyncManager} submitted this task, for the async
+	 * handler of the request on this thread: the one task the mark of
+	 * {@link #nextHandlerTaskReportsItsTimeout()} is meant for. Known by its class, a
+	 * lambda or nested class of the manager, as its code is the manager's own.
+	 */
+	static boolean isAsyncHandlerTask(Runnable task) {
+		return task.getClass().getName().startsWith(WEB_ASYNC_MANAGER_CLASSES);
+	}
+
+	private static final String WEB_ASYNC_MANAGER_CLASSES = "org.springframework.web.context.request.async.WebAsyncManager$";
+
+	/**
+	 * @param submitted the {@code Runnable} given to {@code submit}, which may be Spring
+	 * MVC's task for an async handler; {@code null} for any other entry point
+	 */
+	private void admit(String path, Runnable task, FencedFuture<?> future, Runnable submitted) {
 		if (this.shutdown) {
 			throw new TaskRejectedException("Executor is shut down; a task of path '" + path + "' is refused");
 		}
-		boolean runsOnTimeout = reportsTimeout.get() != null;
+		boolean runsOnTimeout = reportsTimeout.get() != null && submitted != null && isAsyncHandlerTask(submitted);
 		if (runsOnTimeout) {
 			reportsTimeout.remove();
 		}
 		Runnable decorated = (this.taskDecorator != null) ? this.taskDecorator.decorate(task) : task;
 		FencedRun run = new FencedRun(path, decorated, future);
-		run.runsOnTimeout = runsOnTimeout && future != null && future.completion == null;
+		run.runsOnTimeout = runsOnTimeout;
 		Ticket ticket;
 		try {
 			ticket = this.fence.acquire(path, run);
