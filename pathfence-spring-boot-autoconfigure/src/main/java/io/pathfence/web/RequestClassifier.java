@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -32,7 +33,7 @@ public final class RequestClassifier {
 
 	private final List<Route> routes;
 
-	private final List<PathPattern> exempt;
+	private final List<Route> exempt;
 
 	private final Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths;
 
@@ -81,9 +82,9 @@ public final class RequestClassifier {
 	public RequestClassifier(List<String> exemptRoutes, Map<String, PathRoutes> routes,
 			Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths, LearnedClassification learned) {
 		this.learned = learned;
-		List<PathPattern> exempt = new ArrayList<>();
+		List<Route> exempt = new ArrayList<>();
 		for (int i = 0; i < exemptRoutes.size(); i++) {
-			exempt.add(parse("pathfence.exempt-routes[" + i + "]", exemptRoutes.get(i)));
+			exempt.add(new Route(EXEMPT, parse("pathfence.exempt-routes[" + i + "]", exemptRoutes.get(i)), Set.of()));
 		}
 		this.exempt = List.copyOf(exempt);
 		this.routes = parse(routes);
@@ -104,13 +105,21 @@ public final class RequestClassifier {
 	 * {@link #EXEMPT} when it bypasses the fence.
 	 */
 	public String classify(HttpServletRequest request) {
-		if (!this.exempt.isEmpty()) {
-			PathContainer requestPath = RequestPath.parse(request.getRequestURI(), request.getContextPath())
-				.pathWithinApplication();
-			for (PathPattern pattern : this.exempt) {
-				if (pattern.matches(requestPath)) {
+		// The request's path is parsed into segments only for a pattern or a URI that
+		// needs it: a literal route matches a plain URI as it is.
+		String uri = request.getRequestURI();
+		boolean plain = request.getContextPath().isEmpty() && LiteralPattern.isPlain(uri);
+		PathContainer requestPath = null;
+		for (Route route : this.exempt) {
+			if (plain && route.literal() != null) {
+				if (route.literal().matches(uri)) {
 					return EXEMPT;
 				}
+				continue;
+			}
+			requestPath = (requestPath != null) ? requestPath : parse(request);
+			if (route.pattern().matches(requestPath)) {
+				return EXEMPT;
 			}
 		}
 		List<Map<RequestMappingInfo, String>> handlers = handlers();
@@ -123,11 +132,19 @@ public final class RequestClassifier {
 			}
 		}
 		if (!this.routes.isEmpty()) {
-			PathContainer requestPath = RequestPath.parse(request.getRequestURI(), request.getContextPath())
-				.pathWithinApplication();
 			String method = request.getMethod();
 			for (Route route : this.routes) {
-				if (route.matches(method, requestPath)) {
+				if (!route.matchesMethod(method)) {
+					continue;
+				}
+				if (plain && route.literal() != null) {
+					if (route.literal().matches(uri)) {
+						return route.path();
+					}
+					continue;
+				}
+				requestPath = (requestPath != null) ? requestPath : parse(request);
+				if (route.pattern().matches(requestPath)) {
 					return route.path();
 				}
 			}
@@ -139,6 +156,10 @@ public final class RequestClassifier {
 			}
 		}
 		return PathFence.LOCAL;
+	}
+
+	private static PathContainer parse(HttpServletRequest request) {
+		return RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
 	}
 
 	/**
