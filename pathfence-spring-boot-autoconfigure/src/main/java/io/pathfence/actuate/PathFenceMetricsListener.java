@@ -70,6 +70,12 @@ public class PathFenceMetricsListener implements PathFenceListener {
 	}
 
 	private PathMeters metersOf(String path) {
+		// Looked up first: computeIfAbsent's lambda, which captures this listener, would
+		// be allocated on every event.
+		PathMeters known = this.meters.get(path);
+		if (known != null) {
+			return known;
+		}
 		return this.meters.computeIfAbsent(path, (name) -> new PathMeters(this.registry, name));
 	}
 
