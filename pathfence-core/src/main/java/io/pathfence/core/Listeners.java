@@ -97,6 +97,17 @@ final class Listeners {
 		}
 	}
 
+	void pathRemoved(String path, int permits) {
+		for (Guarded listener : this.each) {
+			try {
+				listener.delegate.onPathRemoved(path, permits);
+			}
+			catch (RuntimeException | Error ex) {
+				listener.failed("onPathRemoved", ex);
+			}
+		}
+	}
+
 	/**
 	 * One listener, with whether it has failed before: its first failure is logged with
 	 * the stack trace, later ones only at debug level, so a broken meter registry does

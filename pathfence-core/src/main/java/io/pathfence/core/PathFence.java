@@ -204,7 +204,8 @@ public final class PathFence implements AutoCloseable {
 
 	/** A ticket that cannot be granted at once waits, or is refused; under the lock. */
 	private void queueOrReject(Reservation reservation, Ticket ticket, boolean timesHeard, long now) {
-		if (reservation.queue.size() < reservation.maxQueue) {
+		// A removed path's task never waits: nothing would ever grant it.
+		if (!reservation.removed && reservation.queue.size() < reservation.maxQueue) {
 			ticket.state = Ticket.State.WAITING;
 			ticket.admission = Admission.QUEUED;
 			// Unheard, the clock is read only for a wait that has a deadline: most
@@ -439,6 +440,69 @@ public final class PathFence implements AutoCloseable {
 		}
 		finally {
 			tellEach(granted);
+		}
+	}
+
+	/**
+	 * Removes a path reservation at run time; its permits go back to the local
+	 * reservation. No running task is disturbed: tasks holding the path's permits keep
+	 * them, and those permits retire as the tasks finish, so the permits held never
+	 * outnumber the pool. Tasks waiting for the path are not left stranded: each expires
+	 * now, as if its queue timeout had passed, and its waiter is told so. A task of the
+	 * path acquired from now on is refused as unknown, or, if it looked the path up
+	 * before it went, turned away as if its queue were full. Listeners hear
+	 * {@link PathFenceListener#onPathRemoved} on the calling thread.
+	 * @throws IllegalArgumentException if no path reservation has that name, or it is
+	 * {@link #LOCAL}
+	 * @throws IllegalStateException if the fence is closed
+	 */
+	public void removePath(String name) {
+		if (LOCAL.equals(name)) {
+			throw new IllegalArgumentException("the local reservation cannot be removed");
+		}
+		Reservation path = reservation(name);
+		List<Ticket> granted = new ArrayList<>();
+		List<ExpiryLane> toStart;
+		Listeners heard;
+		int permits;
+		long now = now();
+		this.lock.lock();
+		try {
+			if (this.closed) {
+				throw new IllegalStateException("the fence is closed: path '" + name + "' cannot be removed");
+			}
+			if (this.reservations.get(name) != path) {
+				throw new IllegalArgumentException("path '" + name + "' was removed already");
+			}
+			permits = path.permits;
+			path.removed = true;
+			path.permits = 0;
+			this.permits.remove(path);
+			Reservation local = this.permits.local;
+			local.permits = this.localIsRemainder ? this.permits.poolSize - (int) this.permits.sumOfPaths()
+					: local.permits + permits;
+			Map<String, Reservation> byName = new LinkedHashMap<>(this.reservations);
+			byName.remove(name);
+			this.reservations = Collections.unmodifiableMap(byName);
+			toStart = this.timer.expireWaiting(path, now);
+			this.permits.handOnAll(local, now, granted);
+			heard = this.listeners;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		try {
+			heard.pathRemoved(name, permits);
+		}
+		finally {
+			try {
+				if (!toStart.isEmpty()) {
+					this.timer.start(toStart);
+				}
+			}
+			finally {
+				tellEach(granted);
+			}
 		}
 	}
 

@@ -9,10 +9,11 @@ package io.pathfence.core;
  * thread ({@code onQueued}, a grant or a rejection on arrival), the thread that freed a
  * permit ({@code onReleased}, and the grant and {@code onDequeued} of the task it went
  * to), or one of the fence's expiry threads (a timeout's {@code onDequeued} and
- * {@code onRejected}), or the thread that added a path ({@code onPathAdded}); never the
- * timer thread. A ticket's events arrive in the order of its life: {@code onQueued}
- * before {@code onDequeued}, which comes before {@code onGranted} or {@code onRejected}.
- * Implementations must be thread-safe and quick; one that throws is logged and skipped.
+ * {@code onRejected}), or the thread that added or removed a path ({@code onPathAdded},
+ * {@code onPathRemoved}); never the timer thread. A ticket's events arrive in the order
+ * of its life: {@code onQueued} before {@code onDequeued}, which comes before
+ * {@code onGranted} or {@code onRejected}. Implementations must be thread-safe and quick;
+ * one that throws is logged and skipped.
  */
 public interface PathFenceListener {
 
@@ -52,6 +53,14 @@ public interface PathFenceListener {
 	 * ({@link PathFence#addPath}); from now on its tasks are admitted.
 	 */
 	default void onPathAdded(String path, int permits) {
+	}
+
+	/**
+	 * A path reservation that had {@code permits} was removed at run time
+	 * ({@link PathFence#removePath}): its permits went back to the local reservation, and
+	 * only the releases of its tasks still running may follow.
+	 */
+	default void onPathRemoved(String path, int permits) {
 	}
 
 }

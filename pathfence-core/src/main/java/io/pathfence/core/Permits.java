@@ -40,6 +40,12 @@ final class Permits {
 		this.all[this.paths.length] = this.local;
 	}
 
+	void remove(Reservation path) {
+		this.paths = java.util.Arrays.stream(this.paths).filter((other) -> other != path).toArray(Reservation[]::new);
+		this.all = java.util.Arrays.copyOf(this.paths, this.paths.length + 1);
+		this.all[this.paths.length] = this.local;
+	}
+
 	/** Gives a granted ticket's permit back and on; returns whom it went to. */
 	Ticket giveBack(Ticket ticket, long now) {
 		ticket.state = Ticket.State.RELEASED;

@@ -22,6 +22,12 @@ final class Reservation {
 
 	int permits;
 
+	/**
+	 * Whether the path was removed from the fence: its permits still held retire as their
+	 * tasks finish, and it takes no task.
+	 */
+	boolean removed;
+
 	final int maxQueue;
 
 	/** How long a ticket may wait; 0 for no limit. */

@@ -84,6 +84,19 @@ final class WaitTimer {
 	}
 
 	/**
+	 * Expires every waiting ticket of one reservation, for a path that is removed. Called
+	 * under the lock.
+	 */
+	List<ExpiryLane> expireWaiting(Reservation reservation, long now) {
+		List<ExpiryLane> toStart = new ArrayList<>();
+		Ticket waiting;
+		while ((waiting = reservation.queue.peek()) != null) {
+			expire(waiting, now, toStart);
+		}
+		return toStart;
+	}
+
+	/**
 	 * Takes a waiting ticket out of its queue as expired and into its lane; a lane that
 	 * must be started is added to {@code toStart}. Called under the lock.
 	 */
@@ -113,7 +126,8 @@ final class WaitTimer {
 	 */
 	void laneAdded() {
 		if (this.expiryThreads != null) {
-			int lanes = this.fence.permits.all.length;
+			// Never fewer: a removed path's lane may still be delivering its expiries.
+			int lanes = Math.max(this.fence.permits.all.length, this.expiryThreads.getMaximumPoolSize());
 			this.expiryThreads.setMaximumPoolSize(lanes);
 			this.expiryThreads.setCorePoolSize(lanes);
 		}

@@ -21,7 +21,13 @@ public record LeftLocal(LearnedRoute route, Reason reason) {
 		 * More downstream sets than the path cap allows; the least used sets are left
 		 * out.
 		 */
-		TOO_MANY_PATHS
+		TOO_MANY_PATHS,
+
+		/**
+		 * The route called more distinct downstreams than a route may have (URLs built
+		 * from request data, say): it has no set to be fenced by.
+		 */
+		TOO_MANY_DOWNSTREAMS
 
 	}
 
@@ -32,6 +38,7 @@ public record LeftLocal(LearnedRoute route, Reason reason) {
 		return switch (this.reason) {
 			case TOO_MANY_ROUTES -> what + " left local: more than " + maxRoutes + " routes call downstreams";
 			case TOO_MANY_PATHS -> what + " left local: more than " + maxPaths + " sets of downstreams";
+			case TOO_MANY_DOWNSTREAMS -> what + " left local: it calls too many distinct downstreams";
 		};
 	}
 

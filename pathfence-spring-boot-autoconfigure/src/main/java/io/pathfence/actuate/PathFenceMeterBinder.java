@@ -8,6 +8,7 @@ import java.util.function.ToIntFunction;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
@@ -66,6 +67,23 @@ public class PathFenceMeterBinder implements MeterBinder, PathFenceListener {
 		}
 	}
 
+	/** A removed path's meters go, so that no gauge reads a path the fence lost. */
+	@Override
+	public synchronized void onPathRemoved(String path, int permits) {
+		for (MeterRegistry registry : this.registries) {
+			registry.getMeters()
+				.stream()
+				.filter((meter) -> isBound(meter) && path.equals(meter.getId().getTag("path")))
+				.toList()
+				.forEach(registry::remove);
+		}
+	}
+
+	private static boolean isBound(Meter meter) {
+		String name = meter.getId().getName();
+		return name.startsWith("pathfence.path.") && meter instanceof Gauge || name.startsWith("pathfence.tuning.");
+	}
+
 	private void bindTo(MeterRegistry registry, String path, boolean tuned) {
 		gauge(registry, "pathfence.path.permits", path, PathFigures::permits, "Permits of the path's reservation");
 		gauge(registry, "pathfence.path.active", path, PathFigures::active, "Tasks of the path running now");
@@ -103,7 +121,9 @@ public class PathFenceMeterBinder implements MeterBinder, PathFenceListener {
 
 	private void gauge(MeterRegistry registry, String name, String path, ToIntFunction<PathFigures> figure,
 			String description) {
-		Gauge.builder(name, this.fence, (fence) -> figure.applyAsInt(fence.figures(path)))
+		Gauge
+			.builder(name, this.fence,
+					(fence) -> fence.hasPath(path) ? figure.applyAsInt(fence.figures(path)) : Double.NaN)
 			.tag("path", path)
 			.description(description)
 			.strongReference(true)

@@ -39,8 +39,9 @@ public final class PathFenceDiscoveryAutoConfiguration {
 	LearnedPaths pathFenceLearnedPaths(PathFence fence, PathFenceProperties properties) {
 		PathFenceProperties.Discovery discovery = properties.getDiscovery();
 		LearnedPaths.Settings settings = new LearnedPaths.Settings(discovery.getMaxPaths(), discovery.getMaxRoutes(),
-				discovery.getConfirmations(), discovery.getPermits(), discovery.getMaxQueue(),
-				discovery.getQueueTimeout(), properties.getTuning().getLocalFloor());
+				discovery.getMaxDownstreamsPerRoute(), discovery.getConfirmations(), discovery.getPermits(),
+				discovery.getMaxQueue(), discovery.getQueueTimeout(), properties.getTuning().getLocalFloor(),
+				discovery.getRetireAfter());
 		return new LearnedPaths(fence, discovery.getMode() == PathFenceProperties.DiscoveryMode.ENFORCE, settings);
 	}
 

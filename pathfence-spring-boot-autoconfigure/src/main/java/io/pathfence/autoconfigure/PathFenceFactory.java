@@ -140,6 +140,14 @@ final class PathFenceFactory {
 		}
 		nonNegative("pathfence.discovery.max-paths", discovery.getMaxPaths());
 		nonNegative("pathfence.discovery.max-routes", discovery.getMaxRoutes());
+		if (discovery.getMaxDownstreamsPerRoute() < 1) {
+			throw new InvalidPathFenceConfigurationException("pathfence.discovery.max-downstreams-per-route",
+					discovery.getMaxDownstreamsPerRoute(), "a whole number of 1 or more");
+		}
+		if (discovery.getRetireAfter() == null || discovery.getRetireAfter().isNegative()) {
+			throw new InvalidPathFenceConfigurationException("pathfence.discovery.retire-after",
+					discovery.getRetireAfter(), "a duration of 0 (never) or more");
+		}
 		if (discovery.getConfirmations() < 1) {
 			throw new InvalidPathFenceConfigurationException("pathfence.discovery.confirmations",
 					discovery.getConfirmations(), "a whole number of 1 or more");

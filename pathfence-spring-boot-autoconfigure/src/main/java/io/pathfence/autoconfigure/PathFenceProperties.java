@@ -417,6 +417,19 @@ public class PathFenceProperties implements InitializingBean {
 		private int maxRoutes = 256;
 
 		/**
+		 * Most distinct downstreams one route may call; a route calling more (URLs built
+		 * from request data, say) goes local and is no longer learned.
+		 */
+		private int maxDownstreamsPerRoute = 16;
+
+		/**
+		 * How long a learned path may go without a request of its routes (they moved to
+		 * another set, or went quiet) before it is retired and its permits go back to
+		 * local; 0 never to retire one.
+		 */
+		private Duration retireAfter = Duration.ofMinutes(10);
+
+		/**
 		 * Consecutive requests of a route that must call the same set of downstreams
 		 * before the route moves to that set's path.
 		 */
@@ -466,6 +479,22 @@ public class PathFenceProperties implements InitializingBean {
 
 		public void setMaxRoutes(int maxRoutes) {
 			this.maxRoutes = maxRoutes;
+		}
+
+		public int getMaxDownstreamsPerRoute() {
+			return this.maxDownstreamsPerRoute;
+		}
+
+		public void setMaxDownstreamsPerRoute(int maxDownstreamsPerRoute) {
+			this.maxDownstreamsPerRoute = maxDownstreamsPerRoute;
+		}
+
+		public Duration getRetireAfter() {
+			return this.retireAfter;
+		}
+
+		public void setRetireAfter(Duration retireAfter) {
+			this.retireAfter = retireAfter;
 		}
 
 		public int getConfirmations() {

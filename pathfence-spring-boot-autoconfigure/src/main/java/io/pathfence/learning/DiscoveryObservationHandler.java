@@ -46,7 +46,7 @@ public class DiscoveryObservationHandler implements ObservationHandler<Observati
 	@Override
 	public void onStart(Observation.Context context) {
 		if (context instanceof ServerRequestObservationContext) {
-			context.put(LearnedPaths.Calls.class, new LearnedPaths.Calls());
+			context.put(LearnedPaths.Calls.class, new LearnedPaths.Calls(this.learned.maxDownstreamsPerRequest()));
 		}
 	}
 

@@ -3,6 +3,7 @@ package io.pathfence.learning;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -12,8 +13,15 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -36,19 +44,35 @@ import io.pathfence.web.LearnedClassification;
  * (the confirmations) called exactly that set, so one odd request moves nothing. Routes
  * with the same set share one path, named from the set by the same rule as the offline
  * {@code pathfence paths} command ({@link PathNames}); routes calling nothing are local.
- * A set gets a path the first time a route confirms it, and keeps it: a reservation, once
- * added, is never taken away from under running tasks. Beyond {@code maxPaths} sets, or
- * {@code maxRoutes} routes, the rest stay local, with a warning in the log and the
- * report.
  * <p>
- * In enforce mode a new path gets its reservation at once through
- * {@link PathFence#addPath}, from the local reservation; paths configured by hand keep
- * their names, and a learned one that would clash is given another.
+ * Bounded, since clients choose what they send: only the standard HTTP methods are
+ * learned; at most {@code maxRoutes} routes and {@code maxPaths} paths, and a route that
+ * calls more than {@code maxDownstreams} distinct downstreams goes local and stops being
+ * learned; what a cap leaves local is warned of, and past a fixed number of warnings they
+ * are only counted.
  * <p>
- * Recording a request is a map lookup and a short lock on its route; only a route that
- * moves to another set takes the lock of the whole, which happens about once per route.
+ * Request threads only record: a map lookup and a short lock on their route. Placing
+ * routes on paths, adding a path's reservation through {@link PathFence#addPath} (whose
+ * listeners run on the calling thread) and retiring paths run on one applier thread, and
+ * the endpoint reads what the applier last published; neither waits for the other nor for
+ * a request.
+ * <p>
+ * A learned path none of whose routes was served for {@code retireAfter} (they moved to
+ * other sets, or went quiet) is retired: in enforce mode its reservation is removed
+ * ({@link PathFence#removePath}), its permits go back to the local reservation and tasks
+ * still waiting for it are turned away rather than left waiting; its quiet routes learn
+ * afresh.
  */
-public class LearnedPaths implements LearnedClassification {
+public class LearnedPaths implements LearnedClassification, AutoCloseable {
+
+	/**
+	 * The methods learned: a request with any other is neither learned nor classified.
+	 */
+	static final Set<String> STANDARD_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
+			"TRACE");
+
+	/** Distinct warnings kept and logged; further ones are only counted. */
+	static final int MAX_WARNINGS = 64;
 
 	private static final Log logger = LogFactory.getLog(LearnedPaths.class);
 
@@ -58,28 +82,85 @@ public class LearnedPaths implements LearnedClassification {
 
 	private final Settings settings;
 
-	private final ConcurrentHashMap<Route, RouteState> routes = new ConcurrentHashMap<>();
+	private final LongSupplier nanoClock;
 
-	/** Each set's path, in the order they were given; guarded by {@code this}. */
-	private final Map<SortedSet<String>, String> pathOfSet = new LinkedHashMap<>();
+	private final Executor applier;
 
-	/** Routes a cap left local, with the reason; guarded by {@code this}. */
+	/** The applier's own thread, when it was not given one; shut down on close. */
+	private final ScheduledExecutorService ownApplier;
+
+	private final AtomicBoolean placementPending = new AtomicBoolean();
+
+	/** Routes by pattern, then method, so that a lookup builds no key. */
+	private final ConcurrentHashMap<String, ConcurrentHashMap<String, RouteState>> routes = new ConcurrentHashMap<>();
+
+	/** Routes learned; changed only under {@link #newRouteLock}. */
+	private volatile int routeCount;
+
+	private final Object newRouteLock = new Object();
+
+	private final Warnings warnings = new Warnings(MAX_WARNINGS, logger);
+
+	private final LongAdder ignoredMethods = new LongAdder();
+
+	/** Held by a placement pass only, never by a request thread or the endpoint. */
+	private final Object placementLock = new Object();
+
+	/** Each set's path, in the order they were given; guarded by the placement lock. */
+	private final Map<SortedSet<String>, LearnedPath> pathOfSet = new LinkedHashMap<>();
+
+	/** Routes a cap left local, with the reason; guarded by the placement lock. */
 	private final Map<Route, LeftLocal.Reason> leftLocal = new TreeMap<>();
 
-	private final Set<String> warnings = Collections.newSetFromMap(new ConcurrentHashMap<>());
-
-	/** The learned path of each route placed on one; replaced whole. */
-	private volatile Map<Route, String> classification = Map.of();
+	/** What the latest placement pass decided; replaced whole. */
+	private volatile Placement placement = Placement.NONE;
 
 	/**
+	 * Learned paths placed by a thread of their own, which also retires quiet paths.
 	 * @param fence the fence learned paths are added to
 	 * @param enforce whether learned paths get reservations and classify requests
 	 * @param settings caps, confirmations and the new reservations' sizes
 	 */
 	public LearnedPaths(PathFence fence, boolean enforce, Settings settings) {
+		this(fence, enforce, settings, System::nanoTime, applierThread());
+	}
+
+	private LearnedPaths(PathFence fence, boolean enforce, Settings settings, LongSupplier nanoClock,
+			ScheduledExecutorService applier) {
+		this(fence, enforce, settings, nanoClock, applier, applier);
+		if (!settings.retireAfter().isZero()) {
+			long period = Math.max(Duration.ofSeconds(1).toNanos(),
+					Math.min(settings.retireAfter().toNanos() / 4, Duration.ofMinutes(1).toNanos()));
+			applier.scheduleWithFixedDelay(this::place, period, period, TimeUnit.NANOSECONDS);
+		}
+	}
+
+	/**
+	 * For tests: placement passes run on {@code applier} (the calling thread, say) and
+	 * retirement is checked only when a pass runs.
+	 */
+	LearnedPaths(PathFence fence, boolean enforce, Settings settings, LongSupplier nanoClock, Executor applier) {
+		this(fence, enforce, settings, nanoClock, applier, null);
+	}
+
+	private LearnedPaths(PathFence fence, boolean enforce, Settings settings, LongSupplier nanoClock, Executor applier,
+			ScheduledExecutorService ownApplier) {
 		this.fence = fence;
 		this.enforce = enforce;
 		this.settings = settings;
+		this.nanoClock = nanoClock;
+		this.applier = applier;
+		this.ownApplier = ownApplier;
+	}
+
+	private static ScheduledExecutorService applierThread() {
+		ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (runnable) -> {
+			Thread thread = new Thread(runnable, "pathfence-discovery");
+			thread.setDaemon(true);
+			return thread;
+		});
+		executor.setRemoveOnCancelPolicy(true);
+		return executor;
 	}
 
 	/**
@@ -87,14 +168,18 @@ public class LearnedPaths implements LearnedClassification {
 	 *
 	 * @param maxPaths the most paths learned
 	 * @param maxRoutes the most routes learned
+	 * @param maxDownstreams the most distinct downstreams a route may call and still be
+	 * placed on a path
 	 * @param confirmations consecutive requests agreeing on a set before a route takes it
 	 * @param permits permits of a new path's reservation
 	 * @param maxQueue tasks of a new path that may wait
 	 * @param queueTimeout how long they may wait; zero for no limit
 	 * @param localFloor permits the local reservation keeps when paths are added
+	 * @param retireAfter how long a learned path may go without a request of its routes
+	 * before it is retired; zero never to retire one
 	 */
-	public record Settings(int maxPaths, int maxRoutes, int confirmations, int permits, int maxQueue,
-			Duration queueTimeout, int localFloor) {
+	public record Settings(int maxPaths, int maxRoutes, int maxDownstreams, int confirmations, int permits,
+			int maxQueue, Duration queueTimeout, int localFloor, Duration retireAfter) {
 	}
 
 	public boolean isEnforced() {
@@ -102,126 +187,246 @@ public class LearnedPaths implements LearnedClassification {
 	}
 
 	/**
+	 * The most downstreams worth recording for one request: one more than a route may
+	 * have is enough to see that it has too many.
+	 */
+	int maxDownstreamsPerRequest() {
+		return this.settings.maxDownstreams() + 1;
+	}
+
+	/**
 	 * One request of a route was served and called these downstreams, each so many times.
 	 */
 	public void served(String method, String pattern, Map<String, Integer> calls) {
-		Route route = route(method, pattern);
-		if (route == null) {
+		if (method == null || !STANDARD_METHODS.contains(method)) {
+			this.ignoredMethods.increment();
 			return;
 		}
-		RouteState state = this.routes.get(route);
+		if (pattern == null || pattern.isBlank()) {
+			return;
+		}
+		RouteState state = lookUp(method, pattern);
 		if (state == null) {
-			if (this.routes.size() >= this.settings.maxRoutes()) {
-				warn("Route " + route + " is not learned and stays local: more than " + this.settings.maxRoutes()
-						+ " routes (pathfence.discovery.max-routes)");
+			state = newRoute(method, pattern);
+			if (state == null) {
 				return;
 			}
-			state = this.routes.computeIfAbsent(route, RouteState::new);
 		}
-		if (state.served(calls, this.settings.confirmations())) {
-			placeRoutes();
+		boolean moved = state.served(calls, this.settings.confirmations(), this.settings.maxDownstreams(),
+				this.nanoClock.getAsLong());
+		if (moved) {
+			if (state.overflowed()) {
+				this.warnings.warn("Route " + state.route
+						+ " stays local and is no longer learned: it called more than " + this.settings.maxDownstreams()
+						+ " distinct downstreams (pathfence.discovery.max-downstreams-per-route)");
+			}
+			requestPlacement();
 		}
+	}
+
+	private RouteState lookUp(String method, String pattern) {
+		ConcurrentHashMap<String, RouteState> byMethod = this.routes.get(pattern);
+		return (byMethod != null) ? byMethod.get(method) : null;
+	}
+
+	/**
+	 * The state of a route seen for the first time, or null beyond the route cap; the
+	 * check and the insertion are one step, so the cap holds however many threads race.
+	 */
+	private RouteState newRoute(String method, String pattern) {
+		Route route = Route.of(method, pattern);
+		if (this.routeCount < this.settings.maxRoutes()) {
+			synchronized (this.newRouteLock) {
+				RouteState state = lookUp(method, pattern);
+				if (state != null) {
+					return state;
+				}
+				if (this.routeCount < this.settings.maxRoutes()) {
+					state = new RouteState(route);
+					this.routes.computeIfAbsent(pattern, (p) -> new ConcurrentHashMap<>()).put(method, state);
+					this.routeCount++;
+					return state;
+				}
+			}
+		}
+		this.warnings.warn("Route " + route + " is not learned and stays local: more than " + this.settings.maxRoutes()
+				+ " routes (pathfence.discovery.max-routes)");
+		return null;
 	}
 
 	@Override
 	public String pathOf(String method, String pattern) {
-		Map<Route, String> current = this.classification;
-		if (current.isEmpty()) {
+		Map<String, Map<String, String>> byPattern = this.placement.byPattern;
+		if (byPattern.isEmpty()) {
 			return null;
 		}
-		Route route = route(method, pattern);
-		return (route != null) ? current.get(route) : null;
-	}
-
-	/**
-	 * The route, or null for a method no route can have (an extension method with a
-	 * dash): such requests are neither learned nor classified by what was learned.
-	 */
-	private static Route route(String method, String pattern) {
-		try {
-			return Route.of(method, pattern);
-		}
-		catch (IllegalArgumentException ex) {
-			return null;
-		}
+		Map<String, String> byMethod = byPattern.get(pattern);
+		return (byMethod != null) ? byMethod.get(method) : null;
 	}
 
 	@Override
 	public boolean isEmpty() {
-		return !this.enforce || this.classification.isEmpty();
+		return !this.enforce || this.placement.byPattern.isEmpty();
 	}
 
-	/** Gives every route that confirmed a set the set's path, adding paths as needed. */
-	private synchronized void placeRoutes() {
-		Map<Route, String> placed = new LinkedHashMap<>();
-		for (RouteState state : sortedStates()) {
-			SortedSet<String> set = state.confirmed();
-			if (set == null || set.isEmpty()) {
-				this.leftLocal.remove(state.route);
-				continue;
+	/** Asks the applier for a placement pass; passes asked for meanwhile are one. */
+	private void requestPlacement() {
+		if (this.placementPending.compareAndSet(false, true)) {
+			try {
+				this.applier.execute(() -> {
+					this.placementPending.set(false);
+					place();
+				});
 			}
-			String path = this.pathOfSet.get(set);
-			if (path == null) {
-				path = newPath(state.route, set);
-			}
-			if (path != null) {
-				this.leftLocal.remove(state.route);
-				placed.put(state.route, path);
+			catch (RejectedExecutionException ex) {
+				// Closed: nothing is placed any more.
+				this.placementPending.set(false);
 			}
 		}
-		this.classification = Collections.unmodifiableMap(placed);
+	}
+
+	/**
+	 * Gives every route that confirmed a set the set's path, adding paths as needed, and
+	 * retires paths that went quiet; then publishes the result.
+	 */
+	void place() {
+		try {
+			synchronized (this.placementLock) {
+				long now = this.nanoClock.getAsLong();
+				Map<Route, String> placed = new LinkedHashMap<>();
+				Map<String, List<RouteState>> members = new LinkedHashMap<>();
+				for (RouteState state : sortedStates()) {
+					if (state.overflowed()) {
+						this.leftLocal.put(state.route, LeftLocal.Reason.TOO_MANY_DOWNSTREAMS);
+						continue;
+					}
+					SortedSet<String> set = state.confirmed();
+					if (set == null || set.isEmpty()) {
+						this.leftLocal.remove(state.route);
+						continue;
+					}
+					LearnedPath path = this.pathOfSet.get(set);
+					if (path == null) {
+						path = newPath(state.route, set, now);
+					}
+					if (path != null) {
+						this.leftLocal.remove(state.route);
+						placed.put(state.route, path.name);
+						members.computeIfAbsent(path.name, (name) -> new ArrayList<>()).add(state);
+						path.lastUsedNanos = Math.max(path.lastUsedNanos, state.lastServedNanos());
+					}
+				}
+				retireQuietPaths(now, placed, members);
+				publish(placed);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Discovery could not place the learned routes; it tries again on the next change", ex);
+		}
 	}
 
 	/** A path for a set confirmed for the first time, or null when it stays local. */
-	private String newPath(Route route, SortedSet<String> set) {
+	private LearnedPath newPath(Route route, SortedSet<String> set, long now) {
 		String what = "Route " + route + " (calls " + PathNames.setName(set) + ") stays local: ";
 		if (this.pathOfSet.size() >= this.settings.maxPaths()) {
 			this.leftLocal.put(route, LeftLocal.Reason.TOO_MANY_PATHS);
-			warn(what + "more than " + this.settings.maxPaths() + " paths (pathfence.discovery.max-paths)");
+			this.warnings
+				.warn(what + "more than " + this.settings.maxPaths() + " paths (pathfence.discovery.max-paths)");
 			return null;
 		}
-		Set<String> taken = new HashSet<>(this.pathOfSet.values());
+		Set<String> taken = new HashSet<>();
+		this.pathOfSet.values().forEach((path) -> taken.add(path.name));
 		taken.addAll(this.fence.pathNames());
 		String name = PathNames.unique(PathNames.pathName(set), taken);
 		if (this.enforce) {
 			int local = this.fence.figures(PathFence.LOCAL).permits();
 			int permits = Math.min(this.settings.permits(), local - this.settings.localFloor());
 			if (permits < 1) {
-				warn(what + "the local reservation has no permit to give path '" + name + "'");
+				this.warnings.warn(what + "the local reservation has no permit to give path '" + name + "'");
 				return null;
 			}
 			try {
 				this.fence.addPath(name, permits, this.settings.maxQueue(), this.settings.queueTimeout());
 			}
 			catch (IllegalArgumentException | IllegalStateException ex) {
-				warn(what + "path '" + name + "' could not be added: " + ex.getMessage());
+				this.warnings.warn(what + "path '" + name + "' could not be added: " + ex.getMessage());
 				return null;
 			}
 			logger.info("Added learned path '" + name + "' with " + permits + " permits for the routes calling "
 					+ PathNames.setName(set));
 		}
-		this.pathOfSet.put(set, name);
-		return name;
+		LearnedPath path = new LearnedPath(name, now);
+		this.pathOfSet.put(set, path);
+		return path;
+	}
+
+	/**
+	 * Retires every learned path none of whose routes was served for the retirement time:
+	 * its routes that still confirm its set learn afresh, and in enforce mode its
+	 * reservation is removed, its permits going back to local.
+	 */
+	private void retireQuietPaths(long now, Map<Route, String> placed, Map<String, List<RouteState>> members) {
+		long retireAfter = this.settings.retireAfter().toNanos();
+		if (retireAfter == 0) {
+			return;
+		}
+		for (var entry : new ArrayList<>(this.pathOfSet.entrySet())) {
+			LearnedPath path = entry.getValue();
+			if (now - path.lastUsedNanos < retireAfter) {
+				continue;
+			}
+			this.pathOfSet.remove(entry.getKey());
+			for (RouteState state : members.getOrDefault(path.name, List.of())) {
+				state.forget(entry.getKey());
+				placed.remove(state.route);
+			}
+			if (this.enforce && this.fence.hasPath(path.name)) {
+				try {
+					this.fence.removePath(path.name);
+				}
+				catch (IllegalArgumentException | IllegalStateException ex) {
+					// Removed or closed meanwhile: nothing is left to give back.
+				}
+			}
+			logger.info("Retired learned path '" + path.name + "' (calls " + PathNames.setName(entry.getKey())
+					+ "): no request of its routes for " + this.settings.retireAfter()
+					+ " (pathfence.discovery.retire-after)");
+		}
+	}
+
+	private void publish(Map<Route, String> placed) {
+		Map<String, Map<String, String>> byPattern = new HashMap<>();
+		placed.forEach((route, path) -> byPattern.computeIfAbsent(route.pattern(), (p) -> new HashMap<>())
+			.put(route.method(), path));
+		byPattern.replaceAll((pattern, byMethod) -> Map.copyOf(byMethod));
+		Map<SortedSet<String>, String> paths = new LinkedHashMap<>();
+		this.pathOfSet.forEach((set, path) -> paths.put(set, path.name));
+		this.placement = new Placement(Collections.unmodifiableMap(placed), Map.copyOf(byPattern),
+				Collections.unmodifiableMap(paths), Collections.unmodifiableMap(new TreeMap<>(this.leftLocal)));
 	}
 
 	private List<RouteState> sortedStates() {
-		List<RouteState> states = new ArrayList<>(this.routes.values());
+		List<RouteState> states = new ArrayList<>();
+		this.routes.values().forEach((byMethod) -> states.addAll(byMethod.values()));
 		states.sort((a, b) -> a.route.compareTo(b.route));
 		return states;
 	}
 
-	private void warn(String warning) {
-		if (this.warnings.add(warning)) {
-			logger.warn(warning);
+	/** Stops the applier thread; nothing is placed or retired any more. */
+	@Override
+	public void close() {
+		if (this.ownApplier != null) {
+			this.ownApplier.shutdownNow();
 		}
 	}
 
 	/** What has been learned so far, for the endpoint. */
-	public synchronized Report report() {
-		Map<Route, String> placed = this.classification;
+	public Report report() {
+		Placement current = this.placement;
+		Map<Route, String> placed = current.classification;
 		List<RouteReport> routeReports = new ArrayList<>();
 		Map<String, List<LearnedRoute>> routesOfPath = new LinkedHashMap<>();
-		this.pathOfSet.values().forEach((path) -> routesOfPath.put(path, new ArrayList<>()));
+		current.pathOfSet.values().forEach((path) -> routesOfPath.put(path, new ArrayList<>()));
 		List<LearnedRoute> local = new ArrayList<>();
 		List<LeftLocal> left = new ArrayList<>();
 		for (RouteState state : sortedStates()) {
@@ -229,6 +434,11 @@ public class LearnedPaths implements LearnedClassification {
 			String path = placed.getOrDefault(state.route, PathFence.LOCAL);
 			routeReports.add(new RouteReport(state.route.method(), state.route.pattern(), snapshot.requests(),
 					snapshot.calls(), snapshot.confirmed(), snapshot.pending(), snapshot.pendingRequests(), path));
+			if (snapshot.overflowed() && current.leftLocal.containsKey(state.route)) {
+				left.add(new LeftLocal(new LearnedRoute(state.route, snapshot.requests(), snapshot.calls()),
+						LeftLocal.Reason.TOO_MANY_DOWNSTREAMS));
+				continue;
+			}
 			if (snapshot.confirmed() == null) {
 				continue;
 			}
@@ -241,13 +451,13 @@ public class LearnedPaths implements LearnedClassification {
 			else if (routesOfPath.containsKey(path)) {
 				routesOfPath.get(path).add(learned);
 			}
-			else if (this.leftLocal.containsKey(state.route)) {
-				left.add(new LeftLocal(learned, this.leftLocal.get(state.route)));
+			else if (current.leftLocal.containsKey(state.route)) {
+				left.add(new LeftLocal(learned, current.leftLocal.get(state.route)));
 			}
 		}
 		List<PathReport> pathReports = new ArrayList<>();
 		List<ProposedPath> proposed = new ArrayList<>();
-		this.pathOfSet.forEach((set, path) -> {
+		current.pathOfSet.forEach((set, path) -> {
 			List<LearnedRoute> members = routesOfPath.get(path);
 			pathReports.add(new PathReport(path, PathNames.setName(set),
 					members.stream().map((learned) -> learned.route().toString()).toList(),
@@ -261,8 +471,38 @@ public class LearnedPaths implements LearnedClassification {
 			.write(plan, this.settings.permits(),
 					List.of("Learned by pathfence.discovery; paste into application.yaml"))
 			.text();
-		return new Report(this.enforce ? "enforce" : "observe", routeReports, pathReports, yaml,
-				List.copyOf(new TreeSet<>(this.warnings)));
+		return new Report(this.enforce ? "enforce" : "observe", routeReports, pathReports, yaml, this.warnings.kept(),
+				this.warnings.dropped(), this.ignoredMethods.sum());
+	}
+
+	/**
+	 * What the latest placement pass decided, published whole for request threads and the
+	 * endpoint.
+	 *
+	 * @param classification each placed route's path
+	 * @param byPattern the same, by pattern then method, for lookups that build no key
+	 * @param pathOfSet each learned set's path, in the order they were given
+	 * @param leftLocal routes a cap left local, with the reason
+	 */
+	private record Placement(Map<Route, String> classification, Map<String, Map<String, String>> byPattern,
+			Map<SortedSet<String>, String> pathOfSet, Map<Route, LeftLocal.Reason> leftLocal) {
+
+		static final Placement NONE = new Placement(Map.of(), Map.of(), Map.of(), Map.of());
+
+	}
+
+	/** A learned path and when a request of its routes was last seen; placement only. */
+	private static final class LearnedPath {
+
+		final String name;
+
+		long lastUsedNanos;
+
+		LearnedPath(String name, long now) {
+			this.name = name;
+			this.lastUsedNanos = now;
+		}
+
 	}
 
 	/**
@@ -273,10 +513,13 @@ public class LearnedPaths implements LearnedClassification {
 	 * @param paths the learned paths, in the order they were learned
 	 * @param yaml a {@code pathfence.paths} block for the learned paths, to configure
 	 * them by hand
-	 * @param warnings what the caps left local
+	 * @param warnings what the caps left local, at most {@value #MAX_WARNINGS} of them
+	 * @param warningsDropped further warnings, counted only
+	 * @param ignoredMethods requests not learned because their HTTP method is not a
+	 * standard one
 	 */
 	public record Report(String mode, List<RouteReport> routes, List<PathReport> paths, String yaml,
-			List<String> warnings) {
+			List<String> warnings, long warningsDropped, long ignoredMethods) {
 	}
 
 	/**
@@ -307,74 +550,25 @@ public class LearnedPaths implements LearnedClassification {
 	public record PathReport(String name, String downstreams, List<String> routes, boolean reserved) {
 	}
 
-	/** What one route's requests called, and the set they agreed on. */
-	private static final class RouteState {
-
-		final Route route;
-
-		private long requests;
-
-		private final SortedMap<String, Long> calls = new TreeMap<>();
-
-		private SortedSet<String> confirmed;
-
-		private SortedSet<String> pending;
-
-		private int pendingRequests;
-
-		RouteState(Route route) {
-			this.route = route;
-		}
-
-		/** Records a request; returns whether the route moved to another set. */
-		synchronized boolean served(Map<String, Integer> called, int confirmations) {
-			this.requests++;
-			called.forEach((downstream, count) -> this.calls.merge(downstream, (long) count, Long::sum));
-			SortedSet<String> set = new TreeSet<>(called.keySet());
-			if (set.equals(this.confirmed)) {
-				this.pending = null;
-				this.pendingRequests = 0;
-				return false;
-			}
-			if (set.equals(this.pending)) {
-				this.pendingRequests++;
-			}
-			else {
-				this.pending = set;
-				this.pendingRequests = 1;
-			}
-			if (this.pendingRequests < confirmations) {
-				return false;
-			}
-			this.confirmed = Collections.unmodifiableSortedSet(set);
-			this.pending = null;
-			this.pendingRequests = 0;
-			return true;
-		}
-
-		synchronized SortedSet<String> confirmed() {
-			return this.confirmed;
-		}
-
-		synchronized Snapshot snapshot() {
-			return new Snapshot(this.requests, Collections.unmodifiableSortedMap(new TreeMap<>(this.calls)),
-					this.confirmed, (this.pending != null) ? Collections.unmodifiableSortedSet(this.pending) : null,
-					this.pendingRequests);
-		}
-
-		record Snapshot(long requests, SortedMap<String, Long> calls, SortedSet<String> confirmed,
-				SortedSet<String> pending, int pendingRequests) {
-		}
-
-	}
-
 	/** The downstreams one request called, filled from whichever threads it used. */
 	static final class Calls {
 
 		private final ConcurrentHashMap<String, Integer> counts = new ConcurrentHashMap<>();
 
+		private final int maxDownstreams;
+
+		/**
+		 * @param maxDownstreams the most distinct downstreams recorded; calls to further
+		 * ones are not
+		 */
+		Calls(int maxDownstreams) {
+			this.maxDownstreams = maxDownstreams;
+		}
+
 		void add(String downstream) {
-			this.counts.merge(downstream, 1, Integer::sum);
+			if (this.counts.size() < this.maxDownstreams || this.counts.containsKey(downstream)) {
+				this.counts.merge(downstream, 1, Integer::sum);
+			}
 		}
 
 		Map<String, Integer> snapshot() {

@@ -125,6 +125,14 @@ public class PathTuner implements PathFenceListener {
 		}
 	}
 
+	/** A removed path is tuned no more; a path of its name added later starts afresh. */
+	@Override
+	public void onPathRemoved(String path, int permits) {
+		this.recorders.remove(path);
+		this.decisions.remove(path);
+		this.decisionCounts.remove(path);
+	}
+
 	@Override
 	public void onQueued(String path) {
 		ConcurrencyRecorder recorder = this.recorders.get(path);
@@ -169,8 +177,19 @@ public class PathTuner implements PathFenceListener {
 			String path = entry.getKey();
 			List<Sample> window = entry.getValue().snapshot(now);
 			SctResult result = this.analyzer.analyze(window);
-			int current = target.figures(path).permits();
-			int room = roomFor(target, path);
+			if (!target.hasPath(path)) {
+				// Removed since this loop began: it has nothing left to size.
+				continue;
+			}
+			int current;
+			int room;
+			try {
+				current = target.figures(path).permits();
+				room = roomFor(target, path);
+			}
+			catch (IllegalArgumentException removed) {
+				continue;
+			}
 			int next = this.step.next(result, current, room);
 			String guard = null;
 			if (next != current) {
@@ -186,7 +205,10 @@ public class PathTuner implements PathFenceListener {
 				guard = "Held at " + current + " by the guards (min, max, room in the pool, hysteresis).";
 			}
 			this.decisions.put(path, TuningDecision.of(path, result, current, next, guard, this.clock.instant()));
-			this.decisionCounts.get(path).incrementAndGet(result.verdict().ordinal());
+			AtomicLongArray counts = this.decisionCounts.get(path);
+			if (counts != null) {
+				counts.incrementAndGet(result.verdict().ordinal());
+			}
 		}
 		return Map.copyOf(this.decisions);
 	}

@@ -111,7 +111,20 @@ public class PathFenceFilter implements Filter {
 			return;
 		}
 		ParkedRequest parked = new ParkedRequest(request, path);
-		Ticket ticket = this.fence.acquire(path, parked);
+		Ticket ticket;
+		try {
+			ticket = this.fence.acquire(path, parked);
+		}
+		catch (IllegalArgumentException ex) {
+			if (this.fence.hasPath(path)) {
+				throw ex;
+			}
+			// A learned path retired between classification and here: its routes are
+			// local again.
+			path = PathFence.LOCAL;
+			parked = new ParkedRequest(request, path);
+			ticket = this.fence.acquire(path, parked);
+		}
 		switch (ticket.admission()) {
 			case GRANTED -> runOnPermit(ticket, request, response, chain);
 			case REJECTED -> {

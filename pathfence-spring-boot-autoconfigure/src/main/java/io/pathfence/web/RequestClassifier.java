@@ -43,10 +43,10 @@ public final class RequestClassifier {
 	private volatile boolean anyFenced;
 
 	/**
-	 * Each handler mapping's request mappings with their paths; empty when no handler
-	 * names a path.
+	 * Each handler mapping's request mappings with their paths and patterns; empty when
+	 * no handler names a path and nothing is learned.
 	 */
-	private volatile List<Map<RequestMappingInfo, String>> handlers;
+	private volatile List<List<Handler>> handlers;
 
 	/**
 	 * @param routes configured patterns by path name, with the HTTP methods each path's
@@ -122,7 +122,7 @@ public final class RequestClassifier {
 				return EXEMPT;
 			}
 		}
-		List<Map<RequestMappingInfo, String>> handlers = handlers();
+		List<List<Handler>> handlers = handlers();
 		boolean learning = this.learned != null && !this.learned.isEmpty();
 		Match match = null;
 		if (this.anyFenced || (learning && !handlers.isEmpty())) {
@@ -168,20 +168,25 @@ public final class RequestClassifier {
 	 * specific pattern wins), so that an annotated {@code /orders/{id}} does not claim
 	 * {@code /orders/special} when another handler serves that.
 	 */
-	private Match bestMatch(HttpServletRequest request, List<Map<RequestMappingInfo, String>> handlers) {
+	private Match bestMatch(HttpServletRequest request, List<List<Handler>> handlers) {
 		boolean parsedHere = !ServletRequestPathUtils.hasParsedRequestPath(request);
-		if (parsedHere) {
-			ServletRequestPathUtils.parseAndCache(request);
-		}
+		RequestPath parsed = parsedHere ? ServletRequestPathUtils.parseAndCache(request)
+				: ServletRequestPathUtils.getParsedRequestPath(request);
+		PathContainer lookupPath = parsed.pathWithinApplication();
 		try {
-			for (Map<RequestMappingInfo, String> mapping : handlers) {
+			for (List<Handler> mapping : handlers) {
 				RequestMappingInfo best = null;
 				String bestPath = FencedHandlers.UNFENCED;
-				for (Map.Entry<RequestMappingInfo, String> entry : mapping.entrySet()) {
-					RequestMappingInfo match = entry.getKey().getMatchingCondition(request);
+				for (Handler handler : mapping) {
+					// Most mappings fail on their path pattern: testing it first spares
+					// building a matching condition for each.
+					if (!handler.mayMatch(lookupPath)) {
+						continue;
+					}
+					RequestMappingInfo match = handler.info().getMatchingCondition(request);
 					if (match != null && (best == null || match.compareTo(best, request) < 0)) {
 						best = match;
-						bestPath = entry.getValue();
+						bestPath = handler.path();
 					}
 				}
 				if (best != null) {
@@ -208,8 +213,44 @@ public final class RequestClassifier {
 	private record Match(String path, String pattern) {
 	}
 
-	private List<Map<RequestMappingInfo, String>> handlers() {
-		List<Map<RequestMappingInfo, String>> current = this.handlers;
+	/**
+	 * A request mapping, the path its handler names, and its path patterns (null when it
+	 * matches by a path matcher rather than patterns, so that every request is tried).
+	 */
+	private record Handler(RequestMappingInfo info, String path, PathPattern[] patterns) {
+
+		static Handler of(RequestMappingInfo info, String path) {
+			PathPatternsRequestCondition condition = info.getPathPatternsCondition();
+			PathPattern[] patterns = (condition != null) ? condition.getPatterns().toArray(new PathPattern[0]) : null;
+			if (patterns != null) {
+				for (PathPattern pattern : patterns) {
+					if (pattern.getPatternString().isEmpty()) {
+						// A mapping without a path has rules of its own: let Spring
+						// decide.
+						patterns = null;
+						break;
+					}
+				}
+			}
+			return new Handler(info, path, patterns);
+		}
+
+		boolean mayMatch(PathContainer lookupPath) {
+			if (this.patterns == null) {
+				return true;
+			}
+			for (PathPattern pattern : this.patterns) {
+				if (pattern.matches(lookupPath)) {
+					return true;
+				}
+			}
+			return false;
+		}
+
+	}
+
+	private List<List<Handler>> handlers() {
+		List<List<Handler>> current = this.handlers;
 		if (current == null) {
 			List<Map<RequestMappingInfo, String>> found = this.handlerPaths.get();
 			boolean anyFenced = found.stream()
@@ -219,7 +260,12 @@ public final class RequestClassifier {
 			this.anyFenced = anyFenced;
 			// Without a single @FencedPath, and nothing learned to look up, classify by
 			// the routes alone, cheaply.
-			current = (anyFenced || this.learned != null) ? List.copyOf(found) : List.of();
+			current = (anyFenced || this.learned != null) ? found.stream()
+				.map((mapping) -> mapping.entrySet()
+					.stream()
+					.map((entry) -> Handler.of(entry.getKey(), entry.getValue()))
+					.toList())
+				.toList() : List.of();
 			this.handlers = current;
 		}
 		return current;

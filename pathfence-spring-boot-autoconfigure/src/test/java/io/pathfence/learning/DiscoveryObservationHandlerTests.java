@@ -1,7 +1,6 @@
 package io.pathfence.learning;
 
 import java.net.URI;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 
@@ -27,8 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DiscoveryObservationHandlerTests {
 
-	private final LearnedPaths learned = new LearnedPaths(PathFence.builder(10).build(), false,
-			new LearnedPaths.Settings(16, 256, 1, 2, 5, Duration.ZERO, 1));
+	private final LearnedPaths learned = LearnedPathsTests.learned(PathFence.builder(10).build(), false, 16, 256, 1);
 
 	private final ObservationRegistry registry = ObservationRegistry.create();
 

@@ -19,8 +19,13 @@ class LearnedPathsTests {
 	private final PathFence fence = PathFence.builder(10).path("payment", 2, 5, Duration.ZERO).build();
 
 	private LearnedPaths learned(boolean enforce, int maxPaths, int maxRoutes, int confirmations) {
-		return new LearnedPaths(this.fence, enforce,
-				new LearnedPaths.Settings(maxPaths, maxRoutes, confirmations, 2, 7, Duration.ofMillis(300), 1));
+		return learned(this.fence, enforce, maxPaths, maxRoutes, confirmations);
+	}
+
+	/** Placement passes run on the calling thread, so each test reads them at once. */
+	static LearnedPaths learned(PathFence fence, boolean enforce, int maxPaths, int maxRoutes, int confirmations) {
+		return new LearnedPaths(fence, enforce, new LearnedPaths.Settings(maxPaths, maxRoutes, 16, confirmations, 2, 7,
+				Duration.ofMillis(300), 1, Duration.ZERO), System::nanoTime, Runnable::run);
 	}
 
 	private static void serve(LearnedPaths learned, String pattern, int times, String... downstreams) {
@@ -121,8 +126,7 @@ class LearnedPathsTests {
 	@Test
 	void whenTheLocalReservationHasNothingToGiveTheRouteStaysLocal() {
 		PathFence full = PathFence.builder(3).path("payment", 2, 5, Duration.ZERO).build();
-		LearnedPaths learned = new LearnedPaths(full, true,
-				new LearnedPaths.Settings(16, 256, 1, 2, 7, Duration.ZERO, 1));
+		LearnedPaths learned = learned(full, true, 16, 256, 1);
 		serve(learned, "/shipments", 1, "shipping");
 		assertThat(full.pathNames()).containsExactly("payment", PathFence.LOCAL);
 		assertThat(learned.pathOf("GET", "/shipments")).isNull();

@@ -16,6 +16,9 @@ final class Report {
 	/** At most this much of the throughput lost at saturation (issue 16). */
 	static final double MAX_LOSS_PERCENT = 3.0;
 
+	/** At most this much of the throughput lost to discovery at saturation (issue 18). */
+	static final double MAX_DISCOVERY_LOSS_PERCENT = 2.0;
+
 	/**
 	 * At most this much added to the median latency (issue 16), judged at the moderate
 	 * load: in a closed loop at saturation the median is connections / throughput, so
@@ -54,18 +57,19 @@ final class Report {
 			}
 		}
 		this.out.println();
-		this.out.println("Against the service without the starter: medians of the per-round differences.");
+		this.out.println("Against the baseline (the service without the starter; for discovery, the same service with "
+				+ "discovery off): medians of the per-round differences.");
 		this.out.println();
-		this.out.println(
-				"| load | variant | throughput loss | added median (µs) | added p99 (µs) | added CPU per request (µs) |");
-		this.out.println("| --- | --- | ---: | ---: | ---: | ---: |");
+		this.out.println("| load | variant | against | throughput loss | added median (µs) | added p99 (µs) "
+				+ "| added CPU per request (µs) |");
+		this.out.println("| --- | --- | --- | ---: | ---: | ---: | ---: |");
 		for (Load load : Load.values()) {
 			for (Variant v : this.variants) {
 				if (v == Variant.WITHOUT) {
 					continue;
 				}
-				this.out.println(String.format(Locale.ROOT, "| %s | %s | %.1f %% | %.0f | %.0f | %.1f |", label(load),
-						v.label, lossPercent(load, v), added(load, v, Measure::p50Micros),
+				this.out.println(String.format(Locale.ROOT, "| %s | %s | %s | %.1f %% | %.0f | %.0f | %.1f |",
+						label(load), v.label, v.baseline().id, lossPercent(load, v), added(load, v, Measure::p50Micros),
 						added(load, v, Measure::p99Micros), added(load, v, Measure::cpuMicrosPerRequest)));
 			}
 		}
@@ -74,13 +78,30 @@ final class Report {
 			for (Variant v : this.variants) {
 				if (v != Variant.WITHOUT) {
 					this.out.println(label(load) + ", " + v.label + ": rounds' throughput ratios, sorted: "
-							+ sorted(this.results.throughputRatios(load, v, Variant.WITHOUT)));
+							+ sorted(this.results.throughputRatios(load, v, v.baseline())));
 				}
 			}
 		}
 		if (this.variants.contains(Variant.STARTER)) {
 			printVerdicts();
 		}
+		for (Variant v : List.of(Variant.OBSERVE, Variant.ENFORCE)) {
+			if (this.variants.contains(v)) {
+				printDiscoveryVerdicts(v);
+			}
+		}
+	}
+
+	/** Discovery against the same service with discovery off (issue 18). */
+	private void printDiscoveryVerdicts(Variant v) {
+		double loss = lossPercent(Load.SATURATING, v);
+		double addedModerate = added(Load.MODERATE, v, Measure::p50Micros);
+		this.out.println(String.format(Locale.ROOT,
+				"Target (%s against %s): at most %.0f %% throughput lost at saturation: %.1f %%, %s; at most %.0f µs "
+						+ "added to the median at the moderate load: %.0f µs, %s.",
+				v.id, v.baseline().id, MAX_DISCOVERY_LOSS_PERCENT, loss,
+				(loss <= MAX_DISCOVERY_LOSS_PERCENT) ? "met" : "NOT met", MAX_ADDED_MEDIAN_MICROS, addedModerate,
+				(addedModerate <= MAX_ADDED_MEDIAN_MICROS) ? "met" : "NOT met"));
 	}
 
 	private void printVerdicts() {
@@ -99,11 +120,11 @@ final class Report {
 	}
 
 	private double lossPercent(Load load, Variant v) {
-		return (1 - Stats.median(this.results.throughputRatios(load, v, Variant.WITHOUT))) * 100;
+		return (1 - Stats.median(this.results.throughputRatios(load, v, v.baseline()))) * 100;
 	}
 
 	private double added(Load load, Variant v, java.util.function.ToDoubleFunction<Measure> figure) {
-		return this.results.addedMedian(load, v, Variant.WITHOUT, figure);
+		return this.results.addedMedian(load, v, v.baseline(), figure);
 	}
 
 	private String label(Load load) {

@@ -122,6 +122,12 @@ public final class StarterBenchmark {
 			throw new IllegalArgumentException(
 					"PATHFENCE_BENCH_VARIANTS must name 'without' (the baseline) and at least one other variant");
 		}
+		for (Variant v : variants) {
+			if (!variants.contains(v.baseline())) {
+				throw new IllegalArgumentException(
+						"PATHFENCE_BENCH_VARIANTS names '" + v.id + "' without its baseline '" + v.baseline().id + "'");
+			}
+		}
 		Path jar = Paths.get(System.getProperty("bench.app.jar", "pathfence-benchmarks-app/target/bench-app.jar"));
 		Path out = Paths.get(System.getProperty("bench.results", "results/bench-starter"));
 		if (!Files.isRegularFile(jar)) {
@@ -215,6 +221,9 @@ public final class StarterBenchmark {
 			}
 			if (apps.containsKey(Variant.STARTER)) {
 				this.admitted += admitted(apps.get(Variant.STARTER));
+			}
+			if (apps.containsKey(Variant.ENFORCE)) {
+				checkLearned(apps.get(Variant.ENFORCE));
 			}
 		}
 		finally {
@@ -373,15 +382,31 @@ public final class StarterBenchmark {
 		return sum;
 	}
 
+	/**
+	 * Proof that the enforce variant classified by what it learned: both routes that call
+	 * a downstream are on learned paths with reservations.
+	 */
+	private void checkLearned(AppProcess app) throws IOException, InterruptedException {
+		URI uri = URI.create("http://127.0.0.1:" + app.port + "/actuator/pathfence");
+		HttpResponse<String> response = this.http.send(HttpRequest.newBuilder(uri).build(),
+				HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+		String body = response.body();
+		if (response.statusCode() != 200 || !body.contains("GET /orders/{id}") || !body.contains("GET /catalog/{id}")
+				|| body.split("\"reserved\"\\s*:\\s*true", -1).length - 1 < 2) {
+			throw new IllegalStateException(
+					"the enforce variant did not learn both paths: " + response.statusCode() + " " + body);
+		}
+	}
+
 	private String progress(int round, Map<Variant, Map<Load, Measure>> measured) {
-		Measure without = measured.get(Variant.WITHOUT).get(Load.SATURATING);
-		Measure withoutModerate = measured.get(Variant.WITHOUT).get(Load.MODERATE);
 		StringBuilder line = new StringBuilder(
 				String.format(Locale.ROOT, "bench: round %d/%d, load %s:", round + 1, this.rounds, loadAverage()));
 		for (Variant v : this.variants) {
 			if (v == Variant.WITHOUT) {
 				continue;
 			}
+			Measure without = measured.get(v.baseline()).get(Load.SATURATING);
+			Measure withoutModerate = measured.get(v.baseline()).get(Load.MODERATE);
 			Measure sat = measured.get(v).get(Load.SATURATING);
 			Measure mod = measured.get(v).get(Load.MODERATE);
 			line.append(

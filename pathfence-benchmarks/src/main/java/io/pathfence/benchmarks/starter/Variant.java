@@ -34,7 +34,24 @@ enum Variant {
 			"--spring.autoconfigure.exclude=io.pathfence.autoconfigure.PathFenceMetricsAutoConfiguration"),
 
 	/** The starter as a service gets it. */
-	STARTER("starter", "with the starter", true, "pathFenceFilter");
+	STARTER("starter", "with the starter", true, "pathFenceFilter"),
+
+	/**
+	 * The starter, discovery off, its orders and catalog routes each calling a downstream
+	 * answered in memory: the baseline of the discovery variants.
+	 */
+	CALLS("calls", "with the starter, routes calling downstreams", true, "pathFenceFilter", "--bench.calls=true"),
+
+	/** The same, discovery learning each route's downstreams and enforcing nothing. */
+	OBSERVE("observe", "the same, discovery observing", true, "pathFenceFilter", "--bench.calls=true",
+			"--pathfence.discovery.mode=observe"),
+
+	/**
+	 * The same without configured paths: discovery learns the two paths, adds their
+	 * reservations and classifies requests by what it learned.
+	 */
+	ENFORCE("enforce", "the same, discovery enforcing learned paths", true, "pathFenceFilter", "--bench.calls=true",
+			"--spring.config.name=discovery");
 
 	/**
 	 * Filters that only some variants have: each variant must have its own and no other.
@@ -71,6 +88,14 @@ enum Variant {
 			.findFirst()
 			.orElseThrow(() -> new IllegalArgumentException("unknown variant '" + id + "'; known: "
 					+ Arrays.stream(values()).map((v) -> v.id).collect(Collectors.joining(", "))));
+	}
+
+	/**
+	 * The variant this one is compared with: the service without the starter, or, for
+	 * discovery, the same service with discovery off.
+	 */
+	Variant baseline() {
+		return (this == OBSERVE || this == ENFORCE) ? CALLS : WITHOUT;
 	}
 
 	/**
