@@ -12,11 +12,13 @@ import java.util.regex.Pattern;
 /**
  * The connections the kernel dropped because one of the experiment's listening sockets
  * had a full accept queue: the paper's dropped requests, each of which costs its client a
- * SYN retransmission after 1 s. Read per socket, from the drops each listening socket
- * counts ({@code d} in {@code ss -m}'s {@code skmem}, which the kernel raises with
- * {@code TcpExtListenDrops} at each drop), summed over the experiment's own ports, so no
- * other listener on the machine adds to it. A socket's count lasts as long as the socket:
- * read it around a phase in which no service is restarted.
+ * SYN retransmission after 1 s. Read per socket, from the packets each listening socket
+ * dropped ({@code d} in {@code ss -m}'s {@code skmem}), summed over the experiment's own
+ * ports, so no other listener on the machine adds to it. The kernel raises a socket's
+ * count at every {@code TcpExtListenDrops}, and once more for a handshake's last ACK
+ * dropped at a full queue, so it reads a little above the namespace's counter. A socket's
+ * count lasts as long as the socket: read it around a phase in which no service is
+ * restarted.
  */
 final class ListenDrops {
 
