@@ -24,8 +24,12 @@ import io.pathfence.sct.Verdict;
  * registered with the fence it feeds every path's arrivals, departures and waits to an
  * SCT recorder (no allocation per task); each {@link #decide()} analyses the latest
  * window of samples of every path and resizes the reservation through the
- * {@link ReservationStep} guards. The local reservation is never tuned: it serves work
- * that calls no downstream, and it keeps what the paths leave of the pool.
+ * {@link ReservationStep} guards. A plateau lowers a reservation only if requests waited
+ * for its permits in the window: a light load that never does reaches a few levels by
+ * chance, with throughput that may look flat across them, and lowering on that would cut
+ * the path to its quiet time's concurrency just before its next burst. The local
+ * reservation is never tuned: it serves work that calls no downstream, and it keeps what
+ * the paths leave of the pool.
  */
 public class PathTuner implements PathFenceListener {
 
@@ -192,7 +196,16 @@ public class PathTuner implements PathFenceListener {
 			}
 			int next = this.step.next(result, current, room);
 			String guard = null;
-			if (next != current) {
+			if (next < current && result.verdict() == Verdict.PLATEAU && !reservationBound(result)) {
+				// Requests that never wait flatten the throughput by asking little, not
+				// by
+				// saturating anything, and such a plateau says nothing of what the path
+				// needs in its next burst.
+				guard = "Held at " + current + ": at no level did " + this.config.waitingThreshold()
+						+ " or more requests wait for a permit on average, so the plateau is the load's, not the path's limit.";
+				next = current;
+			}
+			else if (next != current) {
 				try {
 					target.resize(path, next);
 				}
@@ -230,6 +243,17 @@ public class PathTuner implements PathFenceListener {
 	public long decisionCount(String path, Verdict verdict) {
 		AtomicLongArray counts = this.decisionCounts.get(path);
 		return (counts != null) ? counts.get(verdict.ordinal()) : 0;
+	}
+
+	/**
+	 * Whether the window saw the reservation hold the path back: at some concurrency
+	 * level, requests waited for a permit as much as SCT's waiting threshold on average.
+	 * Only then can a plateau lower the reservation.
+	 */
+	private boolean reservationBound(SctResult result) {
+		return result.levels()
+			.stream()
+			.anyMatch((level) -> level.samples() > 0 && level.meanWaiting() >= this.config.waitingThreshold());
 	}
 
 	/**

@@ -52,9 +52,10 @@ final class GridReport {
 		StringBuilder t = new StringBuilder();
 		t.append("## Table 1: response time and dropped requests under three bursty traces\n\n");
 		t.append("Measured during each cell's faulted time, over every request of every path (answered, rejected or "
-				+ "failed; timed from its intended send time). Dropped: connections the kernel dropped at full "
-				+ "accept queues (TcpExtListenDrops), each a SYN its client retransmits after 1 s. Columns: "
-				+ names(columns) + ". The `paper` rows are the paper's Table 1 (Base, Async., Our); – where it has "
+				+ "failed; timed from its intended send time). Dropped: connections the kernel dropped at the full "
+				+ "accept queues of the experiment's own listening sockets (each socket's drop count, from ss -m), "
+				+ "each a SYN its client retransmits after 1 s. Columns: " + names(columns)
+				+ ". The `paper` rows are the paper's Table 1 (Base, Async., Our); – where it has "
 				+ "no such column.\n\n");
 		t.append("| App | Trace | |");
 		for (String metric : List.of("Avg ms", "p99 ms", "Dropped")) {

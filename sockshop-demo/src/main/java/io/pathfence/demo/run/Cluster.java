@@ -12,9 +12,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.pathfence.demo.topology.MillibottleneckSource;
@@ -276,6 +278,18 @@ public final class Cluster implements AutoCloseable {
 			pids.add(this.sidecar.pid());
 		}
 		return pids;
+	}
+
+	/**
+	 * The ports the experiment listens on: every service's, and the sidecar's while it
+	 * runs.
+	 */
+	Set<Integer> listeningPorts() {
+		Set<Integer> ports = new HashSet<>(this.ports.values());
+		if (this.sidecar != null) {
+			ports.add(this.sidecarPort);
+		}
+		return ports;
 	}
 
 	public String baseUrl(String service) {

@@ -22,8 +22,9 @@ import java.util.Map;
  * @param measureEndEpochMillis when it ended
  * @param gatewayOccupancy the gateway's occupancy samples
  * @param sharedOccupancy the shared service's occupancy samples
- * @param listenDrops connections the kernel dropped at full accept queues during the
- * faulted time (and until its answers were in); -1 when the kernel does not say
+ * @param listenDrops connections the kernel dropped at the full accept queues of the
+ * experiment's listening sockets during the faulted time (and until its answers were in);
+ * -1 when unknown
  */
 public record ModeResult(Mode mode, Trace trace, Map<String, PathStats> faultFree, Map<String, PathStats> faulted,
 		PathStats faultedOverall, Map<String, List<PathRecord.Point>> points, double faultFreeSeconds,

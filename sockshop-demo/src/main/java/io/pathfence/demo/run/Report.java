@@ -45,7 +45,7 @@ public final class Report {
 		StringBuilder lines = new StringBuilder();
 		for (ModeResult result : results) {
 			lines.append(String.format(Locale.ROOT, "%s: %s%n", result.mode(), (result.listenDrops() < 0)
-					? "dropped connections unknown (no /proc/net/netstat)"
+					? "dropped connections unknown (no ss, or an application run elsewhere)"
 					: result.listenDrops() + " connections dropped at full accept queues (SYNs to retransmit)"));
 		}
 		return lines.toString();

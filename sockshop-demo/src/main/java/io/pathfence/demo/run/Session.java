@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.DoubleUnaryOperator;
@@ -105,8 +106,11 @@ public final class Session implements AutoCloseable {
 
 	/**
 	 * Measures the fault-free then the faulted time under the trace (a fault-free time of
-	 * zero measures only the faulted one). An application run elsewhere gets its stalls
-	 * through its trigger, on the same schedule; without one, nothing is injected.
+	 * zero measures only the faulted one). The faulted time's arrivals are drawn afresh
+	 * from {@link #SEED} when it begins, so every mode's cell gets the same requests at
+	 * the same times whether or not a fault-free time came first; the fault-free time has
+	 * a seed of its own. An application run elsewhere gets its stalls through its
+	 * trigger, on the same schedule; without one, nothing is injected.
 	 */
 	public ModeResult measure(Mode mode, Trace trace, Duration faultFree, Duration faulted)
 			throws InterruptedException {
@@ -120,18 +124,20 @@ public final class Session implements AutoCloseable {
 		PathRecord overall = new PathRecord();
 		AtomicInteger rejected = new AtomicInteger();
 		AtomicInteger slow = new AtomicInteger();
-		OpenLoopLoad load = load();
+		OpenLoopLoad referenceLoad = load();
+		OpenLoopLoad faultedLoad = load();
 		long origin = System.nanoTime();
 		long measureStartEpochMillis = System.currentTimeMillis();
 		StallSwitch stallSwitch = stallSwitch(cluster);
 		Millibottlenecks faults = new Millibottlenecks(stallSwitch, s.stalledService(), origin,
 				origin + faultFree.plus(s.millibottleneck().offset()).toNanos(), s.millibottleneck().length().toNanos(),
 				s.millibottleneck().period().toNanos(), origin + length.toNanos());
+		Set<Integer> ports = (cluster != null) ? cluster.listeningPorts() : Set.of();
 		AtomicLong dropsAtFaultedStart = new AtomicLong(-1);
 		Thread injector = Thread.ofPlatform().name("millibottlenecks").start(() -> {
 			try {
 				Millibottlenecks.sleepUntil(origin + faultFree.toNanos());
-				dropsAtFaultedStart.set(ListenDrops.read());
+				dropsAtFaultedStart.set(ports.isEmpty() ? -1 : ListenDrops.read(ports));
 				if (stallSwitch != null) {
 					faults.run();
 				}
@@ -140,36 +146,56 @@ public final class Session implements AutoCloseable {
 				Thread.currentThread().interrupt();
 			}
 		});
+		Recorder count = (path, at, micros, answer) -> {
+			if (answer.outcome() == Outcome.REJECTED) {
+				rejected.incrementAndGet();
+			}
+			if (micros > 1_000_000) {
+				slow.incrementAndGet();
+			}
+		};
 		Trace reference = s.referenceTrace(trace);
-		DoubleUnaryOperator multiplier = (t) -> (t < faultFreeSeconds) ? reference.multiplierAt(t)
-				: trace.multiplierAt(t - faultFreeSeconds);
 		boolean stalls = stallSwitch != null;
+		Thread referenceRun = null;
 		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " " + trace + " measuring", length.toSeconds(),
-				() -> String.format("sent %d, in flight %d, 503 %d, >1s %d%s", load.sent(), load.inFlight(),
+				() -> String.format("sent %d, in flight %d, 503 %d, >1s %d%s",
+						referenceLoad.sent() + faultedLoad.sent(), referenceLoad.inFlight() + faultedLoad.inFlight(),
 						rejected.get(), slow.get(),
 						(stalls && faults.isStopped()) ? ", " + s.stalledService() + " STALLED" : ""))) {
-			run(load, streams(gateway, multiplier), length, SEED, (path, at, micros, answer) -> {
-				Outcome outcome = answer.outcome();
-				if (at < faultFreeSeconds) {
-					faultFreeRecords.get(path).record(at, micros, outcome);
-				}
-				else {
-					faultedRecords.get(path).record(at, micros, outcome);
-					overall.record(at, micros, outcome);
-				}
-				if (outcome == Outcome.REJECTED) {
-					rejected.incrementAndGet();
-				}
-				if (micros > 1_000_000) {
-					slow.incrementAndGet();
-				}
+			if (!faultFree.isZero()) {
+				List<Stream> referenceStreams = streams(gateway, reference::multiplierAt);
+				referenceRun = Thread.ofPlatform().name("fault-free-load").start(() -> {
+					try {
+						run(referenceLoad, referenceStreams, faultFree, SEED + 7, (path, at, micros, answer) -> {
+							faultFreeRecords.get(path).record(at, micros, answer.outcome());
+							count.record(path, at, micros, answer);
+						});
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				});
+			}
+			Millibottlenecks.sleepUntil(origin + faultFree.toNanos());
+			run(faultedLoad, streams(gateway, trace::multiplierAt), faulted, SEED, (path, at, micros, answer) -> {
+				faultedRecords.get(path).record(faultFreeSeconds + at, micros, answer.outcome());
+				overall.record(faultFreeSeconds + at, micros, answer.outcome());
+				count.record(path, at, micros, answer);
 			});
+			if (referenceRun != null) {
+				// Its last answers came long ago, as nothing was stalled then.
+				referenceRun.join();
+			}
 		}
 		finally {
+			if (referenceRun != null && referenceRun.isAlive()) {
+				referenceRun.interrupt();
+				referenceRun.join();
+			}
 			injector.interrupt();
 			injector.join();
 		}
-		long dropsAfter = ListenDrops.read();
+		long dropsAfter = ports.isEmpty() ? -1 : ListenDrops.read(ports);
 		long drops = (dropsAtFaultedStart.get() >= 0 && dropsAfter >= 0) ? dropsAfter - dropsAtFaultedStart.get() : -1;
 		Map<String, List<PathRecord.Point>> points = new LinkedHashMap<>();
 		faultFreeRecords.forEach((path, record) -> {

@@ -2,6 +2,7 @@ package io.pathfence.demo.run;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -19,12 +20,19 @@ import static org.assertj.core.api.Assertions.within;
 class TopologyPiecesTests {
 
 	@Test
-	void listenDropsAreReadFromTheSecondTcpExtLine() {
-		List<String> netstat = List.of("TcpExt: SyncookiesSent ListenOverflows ListenDrops TCPLostRetransmit",
-				"TcpExt: 0 236 241 5", "IpExt: InNoRoutes", "IpExt: 0");
+	void listenDropsAreTheExperimentsOwnSocketsCountsSummed() {
+		List<String> ss = List.of("LISTEN 0      128          0.0.0.0:2024       0.0.0.0:*",
+				"\t skmem:(r0,rb131072,t0,tb16384,f0,w0,o0,bl0,d500)",
+				"LISTEN 11     10                 *:43765            *:*",
+				"\t skmem:(r0,rb131072,t0,tb16384,f0,w0,o0,bl0,d17)",
+				"LISTEN 0      1024       127.0.0.1:46045      0.0.0.0:*",
+				"\t skmem:(r0,rb131072,t0,tb16384,f0,w0,o0,bl0,d2)",
+				"LISTEN 0      1024       127.0.0.1:46045      0.0.0.0:*",
+				"\t skmem:(r0,rb131072,t0,tb16384,f0,w0,o0,bl0,d3)");
 
-		assertThat(ListenDrops.parse(netstat)).isEqualTo(241);
-		assertThat(ListenDrops.parse(List.of("IpExt: InNoRoutes", "IpExt: 0"))).isEqualTo(-1);
+		assertThat(ListenDrops.parse(ss, Set.of(43765, 46045))).isEqualTo(22);
+		assertThat(ListenDrops.parse(ss, Set.of(43765))).isEqualTo(17);
+		assertThat(ListenDrops.parse(ss, Set.of(43765, 40000))).isEqualTo(-1);
 	}
 
 	@Test
