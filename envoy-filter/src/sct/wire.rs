@@ -101,7 +101,7 @@ impl WorkerInterval {
 /// The records in a value written by [`WorkerInterval::encode_into`], skipping any that do not decode; none of a
 /// value that is not a whole number of records.
 pub fn decode_all(value: &[u8]) -> impl Iterator<Item = WorkerInterval> + '_ {
-    let whole = if value.len() % RECORD_LEN == 0 { value } else { &[] };
+    let whole = if value.len().is_multiple_of(RECORD_LEN) { value } else { &[] };
     whole.chunks_exact(RECORD_LEN).filter_map(WorkerInterval::decode)
 }
 
