@@ -12,8 +12,8 @@ import io.pathfence.demo.topology.FencePath;
  * filter counts its queues per Envoy worker, and the sidecar runs two, so each worker
  * queues half of the starter's queue (rounded up). A route pattern ending in {@code /**}
  * becomes a prefix match, any other an exact one, limited to the path's method when it
- * names one. With tuning, the filter sizes each path's limit online from its permits as
- * a start, with the starter's tuning defaults, within 1 and the service's pool.
+ * names one. With tuning, the filter sizes each path's limit online from its permits as a
+ * start, with the starter's tuning defaults, within 1 and the service's pool.
  */
 final class EnvoyFilterConfig {
 
@@ -25,8 +25,8 @@ final class EnvoyFilterConfig {
 
 	/**
 	 * The top-level {@code tuning} of a tuned run: the starter's defaults (a sample every
-	 * 50 ms, a window of 60 s, a decision every 15 s, at most 4 permits a step, changes of
-	 * 2 or more).
+	 * 50 ms, a window of 60 s, a decision every 15 s, at most 4 permits a step, changes
+	 * of 2 or more).
 	 */
 	static final String TUNING = "\"tuning\": {\"interval_ms\": 50, \"window_s\": 60, \"period_s\": 15, "
 			+ "\"max_step\": 4, \"hysteresis\": 2}";

@@ -137,13 +137,14 @@ final class EnvoySidecar implements AutoCloseable {
 	}
 
 	/**
-	 * Prints the filter's tuning gauges (each path's limit, as {@code pathfence_path_permits},
-	 * and the range of its last decision) and its decisions by verdict, and writes them to
-	 * {@code envoy-sidecar-tuning.txt}; says so if Envoy's admin cannot be read.
+	 * Prints the filter's tuning gauges (each path's limit, as
+	 * {@code pathfence_path_permits}, and the range of its last decision) and its
+	 * decisions by verdict, and writes them to {@code envoy-sidecar-tuning.txt}; says so
+	 * if Envoy's admin cannot be read.
 	 */
 	void reportTuning(Path logs) {
-		URI stats = URI.create("http://127.0.0.1:" + this.adminPort
-				+ "/stats?filter=pathfence_path_permits%7Cpathfence_tuning_");
+		URI stats = URI
+			.create("http://127.0.0.1:" + this.adminPort + "/stats?filter=pathfence_path_permits%7Cpathfence_tuning_");
 		try {
 			HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 			String body = client

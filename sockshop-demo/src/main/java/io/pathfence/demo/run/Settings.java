@@ -36,8 +36,8 @@ import io.pathfence.demo.topology.Topology;
  * @param stallTrigger with {@code externalFrontEnd}, the HTTP trigger next to the stalled
  * service that stops it for a given time (the payment pod's {@code millibottleneck}
  * sidecar); null injects no fault into that application
- * @param filterTuning whether the envoy mode's filter sizes each path's limit online
- * (its top-level {@code tuning}), from the topology's permits as a start
+ * @param filterTuning whether the envoy mode's filter sizes each path's limit online (its
+ * top-level {@code tuning}), from the topology's permits as a start
  */
 public record Settings(String app, Topology topology, Path jar, Path results, List<Mode> modes, Trace trace,
 		Map<String, Double> rates, Duration warmUp, Duration faultFree, Duration faulted,

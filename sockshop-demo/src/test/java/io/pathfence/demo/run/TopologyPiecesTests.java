@@ -86,8 +86,8 @@ class TopologyPiecesTests {
 		Map<String, Object> untuned = new Yaml().load(EnvoyFilterConfig.json(fence));
 		Map<String, Object> tuned = new Yaml().load(EnvoyFilterConfig.json(fence, true));
 
-		assertThat(tuned.get("tuning")).isEqualTo(Map.of("interval_ms", 50, "window_s", 60, "period_s", 15,
-				"max_step", 4, "hysteresis", 2));
+		assertThat(tuned.get("tuning"))
+			.isEqualTo(Map.of("interval_ms", 50, "window_s", 60, "period_s", 15, "max_step", 4, "hysteresis", 2));
 		assertThat(tuned.get("local")).isEqualTo(untuned.get("local"));
 		List<Map<String, Object>> paths = (List<Map<String, Object>>) tuned.get("paths");
 		List<Map<String, Object>> untunedPaths = (List<Map<String, Object>>) untuned.get("paths");
