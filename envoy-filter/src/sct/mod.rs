@@ -7,7 +7,7 @@
 //! - [`window`]: the analysing worker's window of intervals, each summed over every worker's records.
 //! - [`levels`] and [`plateau`]: the analysis of a window: levels, the plateau test, the [`verdict::Verdict`].
 //! - [`guards`]: from a recommendation to the next limit (max step, hysteresis, min and max).
-//! - [`decision`]: what one decision reports to the stats and the log ([`fixed`]: its numbers).
+//! - [`decision`]: what one decision reports to the stats and the log.
 //! - [`tuner`]: a path's window, analysis and guards together.
 //!
 //! Every time is passed in (nanoseconds on a clock the workers share); nothing here reads a clock, allocates per
@@ -15,7 +15,6 @@
 
 pub mod accumulator;
 pub mod decision;
-pub mod fixed;
 pub mod guards;
 pub mod interval;
 pub mod levels;

@@ -21,7 +21,6 @@
 
 use std::fmt::Write;
 
-use super::fixed::Fixed;
 use super::interval::Sample;
 use super::levels::{Grouping, Level};
 use super::settings::ModelSettings;
@@ -84,21 +83,17 @@ impl Analyzer {
                 let next = top.level.saturating_add(s.explore_step(top.level));
                 let _ = write!(
                     reason,
-                    "throughput still rises at the highest level observed, {} ({}/s), where {} requests wait \
+                    "throughput still rises at the highest level observed, {} ({:.1}/s), where {:.2} requests wait \
                      on average: trying {next}",
-                    top.level,
-                    Fixed(top.mean_throughput, 1),
-                    Fixed(top.mean_waiting, 2)
+                    top.level, top.mean_throughput, top.mean_waiting
                 );
                 (Verdict::Explore, Some(next))
             } else {
                 let _ = write!(
                     reason,
-                    "throughput still rises at the highest level observed, {} ({}/s), and only {} requests \
+                    "throughput still rises at the highest level observed, {} ({:.1}/s), and only {:.2} requests \
                      wait there on average: the load has not reached the knee",
-                    top.level,
-                    Fixed(top.mean_throughput, 1),
-                    Fixed(top.mean_waiting, 2)
+                    top.level, top.mean_throughput, top.mean_waiting
                 );
                 (Verdict::NoPlateau, None)
             }
@@ -106,33 +101,24 @@ impl Analyzer {
             let next = top.level.saturating_add(s.explore_step(top.level));
             let _ = write!(
                 reason,
-                "throughput rises from level {} ({}/s) to the highest level {} ({}/s) about in proportion to \
-                 concurrency, while {} requests wait there on average: the limit cuts the curve below its \
+                "throughput rises from level {} ({:.1}/s) to the highest level {} ({:.1}/s) about in proportion to \
+                 concurrency, while {:.2} requests wait there on average: the limit cuts the curve below its \
                  plateau; trying {next}",
-                low.level,
-                Fixed(low.mean_throughput, 1),
-                top.level,
-                Fixed(top.mean_throughput, 1),
-                Fixed(top.mean_waiting, 2)
+                low.level, low.mean_throughput, top.level, top.mean_throughput, top.mean_waiting
             );
             (Verdict::Explore, Some(next))
         } else {
             let _ = write!(
                 reason,
-                "throughput is on a plateau of {}/s from level {} to {} (peak {}/s at {}); it ends at {} because ",
-                Fixed(plateau_throughput, 1),
-                low.level,
-                high.level,
-                Fixed(peak_level.mean_throughput, 1),
-                peak_level.level,
-                high.level
+                "throughput is on a plateau of {plateau_throughput:.1}/s from level {} to {} (peak {:.1}/s at {}); it \
+                 ends at {} because ",
+                low.level, high.level, peak_level.mean_throughput, peak_level.level, high.level
             );
             let _ = match too_slow {
                 Some(next) => write!(
                     reason,
-                    "level {} answers in {} ms, over the limit",
-                    next.level,
-                    Fixed(next.mean_response_time_ms, 1)
+                    "level {} answers in {:.1} ms, over the limit",
+                    next.level, next.mean_response_time_ms
                 ),
                 None if upper + 1 < qualified => write!(reason, "throughput falls above it"),
                 None => write!(reason, "no higher level was observed"),
@@ -178,13 +164,13 @@ impl Analyzer {
             return self.insufficient(samples, levels.len());
         };
         let reason = format!(
-            "only {} level(s) with {} samples or more; {why} ({}/s at {}) and {} requests wait at {} on average: \
+            "only {} level(s) with {} samples or more; {why} ({:.1}/s at {}) and {:.2} requests wait at {} on average: \
              trying {next}",
             levels.len(),
             s.min_samples_per_level,
-            Fixed(peak_level.mean_throughput, 1),
+            peak_level.mean_throughput,
             peak_level.level,
-            Fixed(highest.mean_waiting, 2),
+            highest.mean_waiting,
             highest.level
         );
         Analysis {
