@@ -7,13 +7,15 @@
 //! Two switches change what is measured, to see where the cost goes: `PATHFENCE_BENCH_FLOOR=read-path` makes the
 //! empty filter read the `:path` header (the floor of any filter that tells paths apart), and
 //! `PATHFENCE_BENCH_ANSWER=envoy` has Envoy answer every request itself, without the upstream, so that the machine
-//! runs only Envoy and the load generator.
+//! runs only Envoy and the load generator. `PATHFENCE_BENCH_TUNED=1` puts PathFence with tuning on (the same module
+//! and paths, with the top-level `tuning`) in place of the empty filter, to measure what tuning adds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../tests/support/mod.rs"]
 mod support;
 
 use std::process::Command;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -28,6 +30,16 @@ const CONFIG: &str = r#"{
     {"name": "catalog", "match": {"prefix": "/catalog"}, "max_concurrency": 10000}
   ],
   "worker_lease_ms": 120000
+}"#;
+/// CONFIG with tuning on: every path sampled, and an analysis every second (a short period, so that the runs hold
+/// several). With limits of 10000 and a step of at most 4 a decision, the tuned limits never bind during a run.
+const TUNED_CONFIG: &str = r#"{
+  "paths": [
+    {"name": "orders", "match": {"prefix": "/orders"}, "max_concurrency": 10000},
+    {"name": "catalog", "match": {"prefix": "/catalog"}, "max_concurrency": 10000}
+  ],
+  "worker_lease_ms": 120000,
+  "tuning": {"interval_ms": 50, "window_s": 10, "period_s": 1}
 }"#;
 const PATH: &str = "/catalog/item/42";
 const SATURATING_CONNECTIONS: usize = 32;
@@ -244,6 +256,7 @@ impl Variant {
     fn label(self, setup: &Setup) -> &'static str {
         match self {
             Variant::Plain => "without filter",
+            Variant::Empty if setup.tuned => "PathFence tuned",
             Variant::Empty if setup.floor_reads_path => "empty filter reading :path",
             Variant::Empty => "empty Wasm filter",
             Variant::Fence => "PathFence",
@@ -263,6 +276,8 @@ struct Setup {
     floor_reads_path: bool,
     /// Envoy answers every request itself, without the upstream (PATHFENCE_BENCH_ANSWER=envoy).
     envoy_answers: bool,
+    /// PathFence with tuning on in place of the empty filter (PATHFENCE_BENCH_TUNED=1).
+    tuned: bool,
 }
 
 impl Setup {
@@ -291,6 +306,7 @@ impl Round {
         let fence = wasm();
         let start = |variant: Variant| match variant {
             Variant::Plain => setup.start(against),
+            Variant::Empty if setup.tuned => setup.start(Some((fence.as_path(), TUNED_CONFIG))),
             Variant::Empty => setup.start(Some((setup.empty.as_path(), floor))),
             Variant::Fence => setup.start(Some((fence.as_path(), setup.config.as_str()))),
         };
@@ -367,6 +383,9 @@ impl Runs {
     }
 }
 
+/// The tuned PathFence's decisions over the run, to show that it analysed.
+static TUNING_DECISIONS: AtomicI64 = AtomicI64::new(0);
+
 /// Runs `rounds` rounds, each on fresh Envoys measured by `measure` (given the round's number); also returns the
 /// requests PathFence admitted, to show it was on the path.
 fn compare(rounds: usize, setup: &Setup, measure: &dyn Fn(&Round, usize) -> [Measure; 3]) -> (Runs, i64) {
@@ -380,6 +399,10 @@ fn compare(rounds: usize, setup: &Setup, measure: &dyn Fn(&Round, usize) -> [Mea
         // The filter reports its counters on its next tick, at most 100 ms away once it idles.
         thread::sleep(Duration::from_millis(150));
         admitted += envoys.envoy(Variant::Fence).stats(&stat_filter("catalog", "granted")).values().sum::<i64>();
+        if setup.tuned {
+            let decided = envoys.envoy(Variant::Empty).stats("pathfence_tuning_decisions_total");
+            TUNING_DECISIONS.fetch_add(decided.values().sum::<i64>(), Ordering::Relaxed);
+        }
     }
     (runs, admitted)
 }
@@ -426,6 +449,7 @@ fn main() {
     }
     let floor_reads_path = std::env::var("PATHFENCE_BENCH_FLOOR").is_ok_and(|v| v == "read-path");
     let envoy_answers = std::env::var("PATHFENCE_BENCH_ANSWER").is_ok_and(|v| v == "envoy");
+    let tuned = std::env::var("PATHFENCE_BENCH_TUNED").is_ok_and(|v| v == "1");
     let upstream = Upstream::start(None, |_| Duration::ZERO);
     // PATHFENCE_BENCH_CONFIG swaps in another filter configuration, to see where the cost goes.
     let config = std::env::var("PATHFENCE_BENCH_CONFIG").unwrap_or_else(|_| CONFIG.to_string());
@@ -435,7 +459,10 @@ fn main() {
     if let Some(module) = &against {
         eprintln!("bench: \"without filter\" is the filter built as {}", module.display());
     }
-    let setup = Setup { bin, upstream: upstream.port, config, empty, against, floor_reads_path, envoy_answers };
+    let setup = Setup { bin, upstream: upstream.port, config, empty, against, floor_reads_path, envoy_answers, tuned };
+    if tuned {
+        eprintln!("bench: PathFence tuned in place of the empty filter (PATHFENCE_BENCH_TUNED)");
+    }
     if floor_reads_path {
         eprintln!("bench: the empty filter reads :path on every request (PATHFENCE_BENCH_FLOOR)");
     }
@@ -501,14 +528,24 @@ fn main() {
     };
     for (label, runs) in &loads {
         verdict(label, "PathFence against no filter", &runs.deltas(Variant::Fence, Variant::Plain), true);
-        verdict(label, floor, &runs.deltas(Variant::Empty, Variant::Plain), false);
-        verdict(label, own, &runs.deltas(Variant::Fence, Variant::Empty), false);
+        if setup.tuned {
+            verdict(label, "PathFence tuned against no filter", &runs.deltas(Variant::Empty, Variant::Plain), false);
+            let tuning = "PathFence tuned against PathFence (what tuning adds; target at saturation: <= 1 %, <= 10 us)";
+            verdict(label, tuning, &runs.deltas(Variant::Empty, Variant::Fence), false);
+        } else {
+            verdict(label, floor, &runs.deltas(Variant::Empty, Variant::Plain), false);
+            verdict(label, own, &runs.deltas(Variant::Fence, Variant::Empty), false);
+        }
     }
+    let second = if setup.tuned { "PathFence tuned" } else { "the empty filter" };
     println!(
-        "idle (no requests), Envoy CPU in ms/s: {:.1} without a filter, {:.1} with the empty filter, {:.1} with PathFence",
+        "idle (no requests), Envoy CPU in ms/s: {:.1} without a filter, {:.1} with {second}, {:.1} with PathFence",
         idle_cpu[0], idle_cpu[1], idle_cpu[2]
     );
     println!("PathFence admitted {} requests on path catalog", sat_admitted + busy_admitted + mod_admitted);
+    if setup.tuned {
+        println!("PathFence tuned made {} tuning decisions", TUNING_DECISIONS.load(Ordering::Relaxed));
+    }
     // Other work on the machine skews every variant; say how busy it was.
     println!("machine load average (1 min): {load_before} before, {} after, on {} cores", loadavg(), cores());
 }

@@ -21,6 +21,8 @@ pub struct MemStore {
     reads: Cell<u64>,
     next_cas: Cell<u32>,
     failing_cas: Cell<usize>,
+    /// Reads of keys that end with this fail, as a hostcall may.
+    failing_reads: RefCell<Option<String>>,
     before_next_set: RefCell<Option<Interleaving>>,
 }
 
@@ -40,6 +42,11 @@ impl MemStore {
         self.failing_cas.set(n);
     }
 
+    /// Makes every read of a key that ends with `suffix` fail, until called with `None`.
+    pub fn fail_reads_of(&self, suffix: Option<&str>) {
+        *self.failing_reads.borrow_mut() = suffix.map(str::to_string);
+    }
+
     /// Runs `steps` just before the next write lands, as another worker would between a read and a write.
     pub fn before_next_set(&self, steps: impl FnOnce(&MemStore) + 'static) {
         *self.before_next_set.borrow_mut() = Some(Box::new(steps));
@@ -49,6 +56,9 @@ impl MemStore {
 impl SharedStore for MemStore {
     fn get(&self, key: &str) -> Result<Option<(Vec<u8>, u32)>, HostError> {
         self.reads.set(self.reads.get() + 1);
+        if self.failing_reads.borrow().as_ref().is_some_and(|suffix| key.ends_with(suffix.as_str())) {
+            return Err(HostError(format!("reading {key} failed")));
+        }
         Ok(self.values.borrow().get(key).cloned())
     }
 

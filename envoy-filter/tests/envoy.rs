@@ -161,7 +161,7 @@ const ONE_SLOT: &str = r#"{"paths": [
 
 /// The starter's rejection contract, from the real Envoy: `503`, `retry-after`, `x-pathfence-path`, and an
 /// `application/problem+json` body with the starter's fields, its `reason` (`queue-full`, `timeout`) and the request's
-/// URL path as `instance`; and each refusal counted under its reason in Prometheus.
+/// URL path as `instance` (cut as the starter cuts it); and each refusal counted under its reason in Prometheus.
 #[test]
 fn a_refusal_is_the_starters_problem_json_naming_the_path_and_the_reason() {
     let Some(bin) = envoy_bin("a_refusal_is_the_starters_problem_json_naming_the_path_and_the_reason") else { return };
@@ -181,6 +181,9 @@ fn a_refusal_is_the_starters_problem_json_naming_the_path_and_the_reason() {
     assert!(held, "{:?}", envoy.stats("pathfence"));
     let full = get(port, "/a/full?y=2", Duration::from_secs(3)).unwrap();
     let timed_out = get(port, "/t/waiting?x=1", Duration::from_secs(3)).unwrap();
+    // A long URL path is repeated only up to the starter's 256 characters, then `...`.
+    let long = get(port, &format!("/a/{}?z=3", "x".repeat(40_000)), Duration::from_secs(3)).unwrap();
+    let cut = format!("/a/{}...", "x".repeat(253));
     let problem = |path: &str, reason: &str, detail: &str, instance: &str| {
         serde_json::json!({"type": "about:blank", "title": "Service Unavailable", "status": 503, "detail": detail,
             "instance": instance, "path": path, "reason": reason})
@@ -192,17 +195,19 @@ fn a_refusal_is_the_starters_problem_json_naming_the_path_and_the_reason() {
             "t",
             problem("t", "timeout", "The request waited longer than the queue timeout of path 't'.", "/t/waiting"),
         ),
+        (&long, "a", problem("a", "queue-full", "The queue of path 'a' is full.", &cut)),
     ] {
         assert_eq!(answer.status, 503, "{}", answer.body);
         assert_eq!(answer.header("retry-after"), Some("1"));
         assert_eq!(answer.header("x-pathfence-path"), Some(path));
         assert_eq!(answer.header("content-type"), Some("application/problem+json"));
+        assert!(answer.body.len() < 1024, "a body of {} bytes for path {path}", answer.body.len());
         let body: serde_json::Value = serde_json::from_str(&answer.body).expect("a JSON body");
         assert_eq!(body, expected);
     }
     let counted = eventually(Duration::from_secs(2), || {
         let rejected = envoy.prometheus_samples("pathfence_path_rejected_total");
-        rejected.get(r#"path="a",reason="queue-full""#) == Some(&1)
+        rejected.get(r#"path="a",reason="queue-full""#) == Some(&2)
             && rejected.get(r#"path="a",reason="timeout""#) == Some(&0)
             && rejected.get(r#"path="t",reason="timeout""#) == Some(&1)
             && rejected.get(r#"path="t",reason="queue-full""#) == Some(&0)

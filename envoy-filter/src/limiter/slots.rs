@@ -36,15 +36,17 @@ impl<H: Host> Worker<H> {
 
     fn try_path(&mut self, path: PathIndex) -> Option<Permit> {
         let reservation = self.config.reservation(path)?;
-        let Some(limit) = reservation.max_concurrency else {
+        if reservation.max_concurrency.is_none() {
             return Some(Permit { path, counted: false, admitted_ns: None });
-        };
+        }
         // A path drained below a lower limit takes no spare: they all went back when it shrank.
         if self.spare.at(path) > 0 && !self.draining(path) {
             self.spare.update(path, |n| n - 1);
             self.spares_taken.update(path, |n| n.saturating_add(1));
             return Some(Permit { path, counted: true, admitted_ns: None });
         }
+        self.catch_up_with_limits(path);
+        let limit = self.config.limit(path)?;
         let key = self.keys.inflight.of(path)?;
         match counters::try_acquire(&self.host, key, self.id, limit) {
             Ok(Acquire::Granted) => {

@@ -5,6 +5,11 @@
 //! A limit that shrinks below what the path holds strands nobody and admits nobody over it: the worker gives its
 //! spares back, and until the path's shared count is under the new limit a freed slot goes back to the count
 //! instead of to a waiter or a spare, so the requests above the limit drain as they end.
+//!
+//! A worker learns of a new limit on its tick, and before any compare-and-swap that would take a slot of a tuned
+//! path: the count of rounds is read first, so that no worker takes a slot of the count under a limit that was
+//! lowered, however long until its tick (up to 100 ms on a lightly loaded worker). What it may still hand out until
+//! that tick are its spares, which are slots already in the count.
 
 use log::{info, warn};
 
@@ -12,7 +17,7 @@ use super::leases::heartbeat_key;
 use super::{Permit, Worker, KEY_PREFIX};
 use crate::config::{Bounds, Tuning};
 use crate::counters;
-use crate::host::{Host, Metric};
+use crate::host::{Host, HostError, Metric};
 use crate::per_path::{OfPath, PathIndex, PerPath};
 use crate::sct::accumulator::IntervalAccumulator;
 use crate::sct::decision::Decision;
@@ -50,6 +55,8 @@ pub(crate) struct Tuner {
     next_decision_ns: u64,
     /// Paths whose limit shrank below what their shared count may hold: see the module's comment.
     draining: Vec<bool>,
+    /// When a draining path's count was first found unreadable, while it still is.
+    unreadable_since_ms: Vec<Option<u64>>,
     /// False once the worker retired: it still publishes the samples of the requests it admitted, but no longer
     /// analyses.
     analyses: bool,
@@ -115,6 +122,7 @@ impl Tuner {
             rounds_key,
             rounds_applied,
             draining: vec![false; n],
+            unreadable_since_ms: vec![None; n],
             analyses: true,
         })
     }
@@ -202,13 +210,42 @@ impl<H: Host> Worker<H> {
             tuner.next_decision_ns = next_boundary(now_ns, tuner.settings.period_ns);
             self.decide_if_analyst(&tuner, now_ns, now_ms);
         }
-        self.apply_published(&mut tuner);
+        if let Err(e) = self.apply_published(&mut tuner) {
+            warn!("pathfence: reading the published limits failed, will retry: {e}");
+        }
         for path in PathIndex::all(tuner.draining.len()) {
-            if tuner.draining.at(path) && !self.is_over_limit(path) {
-                tuner.draining.put(path, false);
+            if tuner.draining.at(path) {
+                self.see_if_drained(&mut tuner, path, now_ms);
             }
         }
         self.tuner = Some(tuner);
+    }
+
+    /// Ends `path`'s draining once its shared count is under the limit. A count that cannot be read keeps it
+    /// draining, but not for good: after the worker lease of failed reads it ends, with a warning. While shared data
+    /// fails, admission lets requests through uncounted anyway, and a path left draining would keep the worker
+    /// ticking at its fastest pace and never take a spare again.
+    fn see_if_drained(&self, tuner: &mut Tuner, path: PathIndex, now_ms: u64) {
+        let error = match self.is_over_limit(path) {
+            Ok(over) => {
+                tuner.unreadable_since_ms.put(path, None);
+                tuner.draining.put(path, over);
+                return;
+            }
+            Err(e) => e,
+        };
+        let since = tuner.unreadable_since_ms.at(path).unwrap_or(now_ms);
+        tuner.unreadable_since_ms.put(path, Some(since));
+        let unreadable_ms = now_ms.saturating_sub(since);
+        if unreadable_ms >= self.config.worker_lease_ms {
+            warn!(
+                "pathfence: the shared count of `{}` could not be read for {unreadable_ms} ms ({error}); it no longer \
+                 drains to its lower limit",
+                self.config.name(path)
+            );
+            tuner.unreadable_since_ms.put(path, None);
+            tuner.draining.put(path, false);
+        }
     }
 
     fn publish_intervals(&mut self, tuner: &mut Tuner, now_ns: u64) {
@@ -301,22 +338,24 @@ impl<H: Host> Worker<H> {
     }
 
     /// Applies the limits published since this worker last did, if any were (one read of the count of rounds per
-    /// tick). A path whose limit shrank gives its spares back and drains.
-    fn apply_published(&mut self, tuner: &mut Tuner) {
-        let rounds = match published::rounds(&self.host, &tuner.rounds_key) {
-            Ok(rounds) => rounds,
-            Err(e) => {
-                warn!("pathfence: reading the tuning rounds failed: {e}");
-                return;
-            }
-        };
+    /// tick). A path whose limit shrank gives its spares back and drains. If a limit cannot be read, the round
+    /// counts as not applied, so that the next tick reads the limits again.
+    fn apply_published(&mut self, tuner: &mut Tuner) -> Result<(), HostError> {
+        let rounds = published::rounds(&self.host, &tuner.rounds_key)?;
         if rounds == tuner.rounds_applied {
-            return;
+            return Ok(());
         }
-        tuner.rounds_applied = rounds;
+        let mut result = Ok(());
         for (path, sampler) in PathIndex::all(tuner.samplers.len()).zip(&tuner.samplers) {
             let Some(sampler) = sampler else { continue };
-            let Ok(Some(published)) = published::read(&self.host, &sampler.limit_key) else { continue };
+            let published = match published::read(&self.host, &sampler.limit_key) {
+                Ok(Some(published)) => published,
+                Ok(None) => continue,
+                Err(e) => {
+                    result = Err(e);
+                    continue;
+                }
+            };
             let before = self.config.limit(path).unwrap_or(0);
             self.config.set_limit(path, published.limit);
             if self.config.limit(path).unwrap_or(0) < before {
@@ -325,16 +364,29 @@ impl<H: Host> Worker<H> {
                 self.busy.insert(path);
             }
         }
+        if result.is_ok() {
+            tuner.rounds_applied = rounds;
+        }
+        result
     }
 
-    /// Whether `path`'s shared count is above its limit; yes if it cannot be read.
-    fn is_over_limit(&self, path: PathIndex) -> bool {
-        let Some(limit) = self.config.limit(path) else { return false };
-        let Some(key) = self.keys.inflight.of(path) else { return false };
-        match counters::load(&self.host, key) {
-            Ok(load) => load > u64::from(limit),
-            Err(_) => true,
+    /// Before a slot of a tuned `path` is taken from the shared count: applies the limits published since the last
+    /// tick, if any were, so that the slot is taken under the limit in force (see the module's comment). A read
+    /// that fails is left to the tick, which warns.
+    pub(super) fn catch_up_with_limits(&mut self, path: PathIndex) {
+        if !self.tuner.as_ref().is_some_and(|t| t.samplers.at_sampled(path)) {
+            return;
         }
+        let Some(mut tuner) = self.tuner.take() else { return };
+        let _ = self.apply_published(&mut tuner);
+        self.tuner = Some(tuner);
+    }
+
+    /// Whether `path`'s shared count is above its limit.
+    fn is_over_limit(&self, path: PathIndex) -> Result<bool, HostError> {
+        let Some(limit) = self.config.limit(path) else { return Ok(false) };
+        let Some(key) = self.keys.inflight.of(path) else { return Ok(false) };
+        Ok(counters::load(&self.host, key)? > u64::from(limit))
     }
 
     /// A worker going away publishes what it closed and gives the analyst's lease up, so that no sample but the

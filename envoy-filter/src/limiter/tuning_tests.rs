@@ -200,6 +200,94 @@ fn a_limit_that_shrinks_admits_nobody_over_it_and_strands_nobody() {
     assert_eq!((admitted as u64, waiting), (limit, 12 - admitted));
 }
 
+/// Two requests on each worker, then an analyst's decision of 3: what the workers hold.
+fn lowered_to_three() -> Run {
+    let mut run = Run::new(2, 8);
+    for w in 0..2 {
+        for _ in 0..2 {
+            run.arrive(w);
+        }
+    }
+    published::publish(&run.host, &limit_key("a"), published::Published { limit: 3, q_lower: 3, q_upper: 4 }).unwrap();
+    published::bump(&run.host, &rounds_key()).unwrap();
+    run
+}
+
+#[test]
+fn a_lowered_limit_holds_on_every_worker_before_its_next_tick() {
+    let mut run = lowered_to_three();
+    assert_eq!(run.inflight(), 4);
+    // Neither worker has ticked since: both still have the limit of 8 they started with.
+    for w in [1, 0, 1] {
+        run.arrive(w);
+        assert_eq!(run.inflight(), 4, "a request on worker {w} was admitted over the published limit");
+    }
+    assert!(run.workers.iter().all(|w| w.worker.config().limit(A) == Some(3)), "applied on the way");
+    let waiting: usize = run.workers.iter().map(|w| w.waiting.len()).sum();
+    assert_eq!(waiting, 3);
+    // They drain to the new limit and are served at it.
+    for _ in 0..4 {
+        run.host.advance(2);
+        run.end_oldest(0);
+        run.end_oldest(1);
+        run.tick(0);
+        run.tick(1);
+    }
+    assert!(run.inflight() <= 3);
+}
+
+#[test]
+fn a_published_limit_that_cannot_be_read_is_applied_on_a_later_tick() {
+    let mut run = lowered_to_three();
+    run.host.store.fail_reads_of(Some(".limit"));
+    run.host.advance(2);
+    run.tick(1);
+    assert_eq!(run.workers[1].worker.config().limit(A), Some(8), "not read");
+    run.host.store.fail_reads_of(None);
+    run.host.advance(2);
+    run.tick(1);
+    assert_eq!(run.workers[1].worker.config().limit(A), Some(3), "the round was not taken as applied");
+}
+
+#[test]
+fn a_path_whose_count_cannot_be_read_stops_draining_after_the_worker_lease_but_not_before() {
+    let mut run = lowered_to_three();
+    run.host.advance(2);
+    run.tick(0);
+    assert!(run.workers[0].worker.draining(A), "4 held against a limit of 3");
+    // A read that fails for a moment keeps it draining, until the count is read under the limit.
+    run.host.store.fail_reads_of(Some("a.inflight"));
+    for _ in 0..50 {
+        run.host.advance(2);
+        run.tick(0);
+    }
+    assert!(run.workers[0].worker.draining(A));
+    run.host.store.fail_reads_of(None);
+    run.end_oldest(0);
+    run.host.advance(2);
+    run.tick(0);
+    assert!(!run.workers[0].worker.draining(A), "3 held: drained");
+    // A count that stays unreadable: draining ends once the reads have failed for the worker lease.
+    published::publish(&run.host, &limit_key("a"), published::Published { limit: 2, q_lower: 2, q_upper: 3 }).unwrap();
+    published::bump(&run.host, &rounds_key()).unwrap();
+    run.host.advance(2);
+    run.tick(0);
+    assert!(run.workers[0].worker.draining(A), "3 held against a limit of 2");
+    run.host.store.fail_reads_of(Some("a.inflight"));
+    let lease_ms = run.workers[0].worker.config().worker_lease_ms;
+    let mut drained_after_ms = None;
+    for step in 1..=(lease_ms / 10 + 10) {
+        run.host.advance(10);
+        run.tick(0);
+        if !run.workers[0].worker.draining(A) {
+            drained_after_ms = Some(step * 10);
+            break;
+        }
+    }
+    let after = drained_after_ms.expect("still draining after the worker lease of failed reads");
+    assert!((lease_ms..lease_ms + 20).contains(&after), "{after} ms");
+}
+
 #[test]
 fn an_analyst_that_stops_heart_beating_is_replaced_and_its_published_samples_are_kept() {
     let mut run = Run::new(2, 8);
@@ -329,7 +417,8 @@ fn three_workers_at_random_keep_one_analyst_and_never_over_admit() {
                 }
             }
             let after = run.inflight();
-            let limit = u64::from(run.workers[w].worker.config().limit(A).unwrap());
+            // The limit in force is the one published, whether or not the worker has ticked since.
+            let limit = u64::from(run.workers[w].worker.config().limit(A).unwrap().min(run.published()));
             if after > before && !reasserts {
                 assert!(after <= limit, "seed {seed} step {step}: {after} in flight, up from {before}, over {limit}");
             }

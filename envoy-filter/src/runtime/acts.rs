@@ -15,8 +15,27 @@ pub struct Refusal {
     /// The reservation that refused it, in `x-pathfence-path`.
     pub path: String,
     pub reason: Reason,
-    /// The request's URL path without its query, the body's `instance`; empty when it was not kept.
+    /// The request's URL path without its query, the body's `instance` (see [`instance`]); empty when it was not
+    /// kept.
     pub instance: String,
+}
+
+/// The most characters of a request's URL path that a refusal repeats, as the starter's: beyond it the path is cut
+/// and `...` appended. A client may send a path of tens of kilobytes, each byte of which JSON may escape to six, and
+/// a held stream keeps its copy until it is resumed or refused.
+pub const MAX_INSTANCE_CHARS: usize = 256;
+
+/// A refusal's `instance` for the URL path `url_path`: read as UTF-8 with each byte that is not part of it as U+FFFD,
+/// cut after [`MAX_INSTANCE_CHARS`] characters. Only the head of the path is read: a character takes at most four
+/// bytes, so the first `MAX_INSTANCE_CHARS + 1` characters lie within `4 * (MAX_INSTANCE_CHARS + 1)` bytes.
+pub fn instance(url_path: &[u8]) -> String {
+    let head = url_path.get(..4 * (MAX_INSTANCE_CHARS + 1)).unwrap_or(url_path);
+    let mut text = String::from_utf8_lossy(head).into_owned();
+    if let Some((cut, _)) = text.char_indices().nth(MAX_INSTANCE_CHARS) {
+        text.truncate(cut);
+        text.push_str("...");
+    }
+    text
 }
 
 impl Refusal {

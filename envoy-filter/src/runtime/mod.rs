@@ -55,7 +55,8 @@ pub struct Runtime<H: Host> {
     ended_while_busy: RefCell<Vec<u32>>,
     pacing: Cell<Pacing>,
     /// The URL paths (a refusal's `instance`) of the streams held, by stream, until they are resumed, refused or
-    /// end: a stream refused later, on a tick, can no longer have its headers read. Only held streams are kept.
+    /// end: a stream refused later, on a tick, can no longer have its headers read. Only held streams are kept, and
+    /// only as much of their path as a refusal repeats.
     instances: RefCell<HashMap<u32, String>>,
 }
 
@@ -211,9 +212,8 @@ impl<H: Host> Runtime<H> {
 
     fn keep_instance(&self, stream: u32, request: &dyn RequestView) {
         let full = request.path().unwrap_or_default();
-        let instance = String::from_utf8_lossy(url_path(&full)).into_owned();
         if let Ok(mut instances) = self.instances.try_borrow_mut() {
-            instances.insert(stream, instance);
+            instances.insert(stream, acts::instance(url_path(&full)));
         }
     }
 

@@ -169,6 +169,86 @@ fn a_waiter_refused_on_a_tick_gets_the_url_path_it_was_held_with_and_no_other_st
     assert!(runtime.instances.borrow().is_empty());
 }
 
+/// A request given by its raw `:path`, which HTTP/2 lets hold any byte.
+struct RawPath(Vec<u8>);
+
+impl RequestView for RawPath {
+    fn path(&self) -> Option<Vec<u8>> {
+        Some(self.0.clone())
+    }
+    fn method(&self) -> Option<Vec<u8>> {
+        Some(b"GET".to_vec())
+    }
+    fn header(&self, _name: &str) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+/// `/a/` and then `n` bytes of `byte`.
+fn long_path(byte: u8, n: usize) -> Vec<u8> {
+    let mut path = b"/a/".to_vec();
+    path.resize(3 + n, byte);
+    path
+}
+
+#[test]
+fn a_long_path_is_held_and_refused_cut_as_the_starter_cuts_it() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = configured(&host, &proxy);
+    // 60 KB of control bytes, each of which JSON escapes to six: the whole path would be a body of 360 KB.
+    let path = long_path(0x01, 60 * 1024);
+    let expected: String =
+        String::from_utf8_lossy(&path).chars().take(acts::MAX_INSTANCE_CHARS).collect::<String>() + "...";
+    assert_eq!(runtime.on_request(&proxy, 10, &Path("/a")), Headers::Continue);
+    assert_eq!(runtime.on_request(&proxy, 11, &RawPath(path.clone())), Headers::Stop, "waits");
+    assert_eq!(runtime.instances.borrow().get(&11), Some(&expected), "the held stream keeps only the cut path");
+    assert_eq!(runtime.on_request(&proxy, 12, &RawPath(path)), Headers::Stop, "the queue is full");
+    let calls = proxy.take();
+    let Some(Call::Refuse(_, refusal)) = calls.iter().find(|c| matches!(c, Call::Refuse(12, _))) else {
+        panic!("refused at once: {calls:?}")
+    };
+    assert_eq!(refusal.instance, expected);
+    let body = refusal.body();
+    assert!(body.len() < 2048, "the body stays small: {} bytes", body.len());
+    let parsed: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(parsed["instance"], serde_json::Value::String(expected.clone()));
+    host.advance(500);
+    runtime.on_tick(&proxy, ROOT);
+    let refused: Vec<Call> = proxy.take().into_iter().filter(|c| matches!(c, Call::Refuse(..))).collect();
+    assert_eq!(refused, vec![Call::Refuse(11, refusal_of(Reason::Timeout, expected))], "the waiter, on a tick");
+}
+
+fn refusal_of(reason: Reason, instance: String) -> Refusal {
+    Refusal { instance, ..refusal(reason, "") }
+}
+
+#[test]
+fn an_instance_is_cut_after_the_starters_number_of_characters_at_a_character_boundary() {
+    let max = acts::MAX_INSTANCE_CHARS;
+    let whole = |path: &[u8]| String::from_utf8_lossy(path).into_owned();
+    let cut = |path: &[u8]| whole(path).chars().take(max).collect::<String>() + "...";
+    let exactly = long_path(b'x', max - 3);
+    assert_eq!(acts::instance(&exactly), whole(&exactly), "a path of the limit is kept whole");
+    let over = long_path(b'x', max - 2);
+    assert_eq!(acts::instance(&over), cut(&over));
+    assert_eq!(acts::instance(&over).chars().count(), max + 3);
+    // Characters of two, three and four bytes, bytes that are not UTF-8, and a character of four bytes cut by the
+    // end of the part read, at every offset around the limit.
+    for unit in ["é".as_bytes(), "€".as_bytes(), "𝄞".as_bytes(), b"\xff", b"\xf0\x9d", b"\x01"] {
+        for n in (max - 4)..(max + 6) {
+            for tail in [&b""[..], b"z", "𝄞".as_bytes(), b"\xf0\x9d\x84"] {
+                let mut path = b"/a/".to_vec();
+                (0..n).for_each(|_| path.extend_from_slice(unit));
+                path.extend_from_slice(tail);
+                let expected = if whole(&path).chars().count() > max { cut(&path) } else { whole(&path) };
+                assert_eq!(acts::instance(&path), expected, "{unit:?} x {n} then {tail:?}");
+            }
+        }
+    }
+    let four_bytes_each: Vec<u8> = "𝄞".repeat(5000).into_bytes();
+    assert_eq!(acts::instance(&four_bytes_each), cut(&four_bytes_each));
+}
+
 #[test]
 fn a_replaced_worker_refuses_its_waiters_and_stays_until_its_last_stream_ends() {
     let (host, proxy) = (MockHost::default(), RecordingProxy::default());

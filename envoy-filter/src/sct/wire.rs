@@ -16,8 +16,10 @@
 //!
 //! Records of several workers or intervals go one after another in one value. Shared data outlives a module
 //! (a new version of the filter may read what an old one wrote) and a bug elsewhere could write anything, so
-//! decoding trusts nothing: a record of the wrong length, magic or version, or whose values no accumulator can
-//! produce, is skipped, and the records after it are still read.
+//! decoding trusts nothing: a record of the wrong magic or version, or whose values no accumulator can produce, is
+//! skipped, and the records after it are still read. A value whose length is not a whole number of records is
+//! skipped whole: where its records begin is not known, and read from its first byte, a stray byte would shift every
+//! record after it.
 
 use super::interval::IntervalTotals;
 
@@ -96,10 +98,11 @@ impl WorkerInterval {
     }
 }
 
-/// The records in a value written by [`WorkerInterval::encode_into`], skipping any that do not decode; a short
-/// tail is ignored.
+/// The records in a value written by [`WorkerInterval::encode_into`], skipping any that do not decode; none of a
+/// value that is not a whole number of records.
 pub fn decode_all(value: &[u8]) -> impl Iterator<Item = WorkerInterval> + '_ {
-    value.chunks_exact(RECORD_LEN).filter_map(WorkerInterval::decode)
+    let whole = if value.len().is_multiple_of(RECORD_LEN) { value } else { &[] };
+    whole.chunks_exact(RECORD_LEN).filter_map(WorkerInterval::decode)
 }
 
 #[cfg(test)]
@@ -216,8 +219,27 @@ mod tests {
         record().encode_into(&mut value);
         value.extend_from_slice(&[0xff; RECORD_LEN]);
         record().encode_into(&mut value);
-        value.extend_from_slice(&[1, 2, 3]);
         assert_eq!(decode_all(&value).count(), 2);
+    }
+
+    #[test]
+    fn a_value_that_is_not_a_whole_number_of_records_is_skipped_whole() {
+        let mut value = Vec::new();
+        record().encode_into(&mut value);
+        value.extend_from_slice(&[1, 2, 3]);
+        assert_eq!(decode_all(&value).count(), 0, "a short tail");
+        // Records of another length (60 bytes, say, from another layout) whose bytes, read in steps of 56 from the
+        // first, happen to hold a record: it is not theirs, and not read.
+        let mut other = vec![0xee; RECORD_LEN];
+        record().encode_into(&mut other);
+        other.extend_from_slice(&[0xee; 2 * 60 - 2 * RECORD_LEN]);
+        assert_eq!(other.len(), 2 * 60);
+        assert_eq!(decode_all(&other).count(), 0, "records of another length");
+        // A stray byte in front of whole records.
+        let mut shifted = vec![0];
+        record().encode_into(&mut shifted);
+        record().encode_into(&mut shifted);
+        assert_eq!(decode_all(&shifted).count(), 0, "a stray byte");
     }
 
     #[test]

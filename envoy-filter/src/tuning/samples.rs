@@ -159,6 +159,20 @@ mod tests {
     }
 
     #[test]
+    fn a_value_that_is_not_a_whole_number_of_records_is_skipped_whole_and_overwritten() {
+        let store = MemStore::default();
+        let keys = SampleKeys::new("p.", "a", I, 40);
+        let mut value = vec![0xee; RECORD_LEN];
+        record(2, 1).encode_into(&mut value);
+        value.extend_from_slice(&[0xee; 8]);
+        store.set("p.a.sct.0", &value, None).unwrap();
+        assert_eq!(keys.read_all(&store), vec![], "no record is read out of step");
+        let mut records = vec![record(1, 3)];
+        keys.publish(&store, &mut records).unwrap();
+        assert_eq!(keys.read_all(&store), vec![record(1, 3)]);
+    }
+
+    #[test]
     fn garbage_in_a_key_is_skipped_and_overwritten() {
         let store = MemStore::default();
         let keys = SampleKeys::new("p.", "a", I, 40);

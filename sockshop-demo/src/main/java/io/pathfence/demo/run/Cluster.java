@@ -146,11 +146,11 @@ public final class Cluster implements AutoCloseable {
 	int switchTo(Mode mode) throws IOException, InterruptedException {
 		if (mode.behindEnvoy() && this.sidecar == null) {
 			this.sidecar = EnvoySidecar.start(this.sidecarPort, this.sidecarAdminPort, this.ports.get(this.shared),
-					EnvoyFilterConfig.json(this.topology.service(this.shared).fence()), this.logs);
+					EnvoyFilterConfig.json(this.topology.service(this.shared).fence(), this.settings.filterTuning()),
+					this.logs);
 		}
 		else if (!mode.behindEnvoy() && this.sidecar != null) {
-			this.sidecar.close();
-			this.sidecar = null;
+			closeSidecar();
 		}
 		List<String> changed = new ArrayList<>();
 		for (String service : this.topology.services().keySet()) {
@@ -363,12 +363,20 @@ public final class Cluster implements AutoCloseable {
 
 	private synchronized void stopAll() {
 		if (this.sidecar != null) {
-			this.sidecar.close();
-			this.sidecar = null;
+			closeSidecar();
 		}
 		end(new ArrayList<>(this.processes.values()));
 		this.processes.clear();
 		this.commands.clear();
+	}
+
+	/** Stops Envoy, after reporting the limits its filter tuned, if it tuned them. */
+	private void closeSidecar() {
+		if (this.settings.filterTuning()) {
+			this.sidecar.reportTuning(this.logs);
+		}
+		this.sidecar.close();
+		this.sidecar = null;
 	}
 
 	/** Continues (a stopped process cannot exit), then ends, each process. */

@@ -136,6 +136,33 @@ final class EnvoySidecar implements AutoCloseable {
 			.toJson();
 	}
 
+	/**
+	 * Prints the filter's tuning gauges (each path's limit, as
+	 * {@code pathfence_path_permits}, and the range of its last decision) and its
+	 * decisions by verdict, and writes them to {@code envoy-sidecar-tuning.txt}; says so
+	 * if Envoy's admin cannot be read.
+	 */
+	void reportTuning(Path logs) {
+		URI stats = URI
+			.create("http://127.0.0.1:" + this.adminPort + "/stats?filter=pathfence_path_permits%7Cpathfence_tuning_");
+		try {
+			HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+			String body = client
+				.send(HttpRequest.newBuilder(stats).timeout(Duration.ofSeconds(5)).build(),
+						HttpResponse.BodyHandlers.ofString())
+				.body();
+			Files.writeString(logs.resolve("envoy-sidecar-tuning.txt"), body);
+			System.out.println("The filter's tuning at the end (Envoy stats, limit = pathfence_path_permits):");
+			body.lines().forEach((line) -> System.out.println("  " + line));
+		}
+		catch (IOException ex) {
+			System.out.println("The filter's tuning at the end: Envoy's stats could not be read: " + ex.getMessage());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	@Override
 	public void close() {
 		this.process.destroy();

@@ -110,6 +110,11 @@ public final class RunCommand implements Callable<Integer> {
 			+ "calls it on the same schedule as locally. Without it, an application run elsewhere gets no fault.")
 	URI stallTrigger;
 
+	@Option(names = "--filter-tuning", description = "With --modes envoy: the filter sizes each path's limit online "
+			+ "(SCT tuning, the starter's defaults), from the topology's permits as a start; the tuned limits are "
+			+ "printed at the end.")
+	boolean filterTuning;
+
 	@Option(names = "--smoke", description = "The short run of the test command: 10 s fault-free, 20 s faulted.")
 	boolean smoke;
 
@@ -243,7 +248,11 @@ public final class RunCommand implements Callable<Integer> {
 				or(this.trace, base.trace()), this.rates, atLeastZero("--warm-up", or(this.warmUp, base.warmUp())),
 				positive("--fault-free", or(this.faultFree, base.faultFree())),
 				positive("--faulted", or(this.faulted, base.faulted())), millibottleneck, base.requestTimeout(),
-				base.serviceJvmOptions(), frontEndUrl, this.stallTrigger);
+				base.serviceJvmOptions(), frontEndUrl, this.stallTrigger, this.filterTuning);
+		if (this.filterTuning && (frontEndUrl != null || !settings.modes().contains(Mode.ENVOY))) {
+			throw usage("--filter-tuning is for the filter the envoy mode runs locally: give --modes with envoy "
+					+ "and no --front-end");
+		}
 		if (millibottleneck.length().compareTo(millibottleneck.period()) >= 0) {
 			throw usage(String.format(
 					"--stall-length (%d ms) must be shorter than --stall-period (%d ms): the "

@@ -36,11 +36,13 @@ import io.pathfence.demo.topology.Topology;
  * @param stallTrigger with {@code externalFrontEnd}, the HTTP trigger next to the stalled
  * service that stops it for a given time (the payment pod's {@code millibottleneck}
  * sidecar); null injects no fault into that application
+ * @param filterTuning whether the envoy mode's filter sizes each path's limit online (its
+ * top-level {@code tuning}), from the topology's permits as a start
  */
 public record Settings(String app, Topology topology, Path jar, Path results, List<Mode> modes, Trace trace,
 		Map<String, Double> rates, Duration warmUp, Duration faultFree, Duration faulted,
 		Millibottleneck millibottleneck, Duration requestTimeout, List<String> serviceJvmOptions,
-		String externalFrontEnd, URI stallTrigger) {
+		String externalFrontEnd, URI stallTrigger, boolean filterTuning) {
 
 	/**
 	 * Light JVMs: eight of them and the load generator share two cores. Calls between
@@ -59,7 +61,7 @@ public record Settings(String app, Topology topology, Path jar, Path results, Li
 	public static Settings defaults(String app, Topology topology, Path jar, Path results) {
 		return new Settings(app, topology, jar, results, List.of(Mode.BASELINE, Mode.PATHFENCE), Trace.LARGE, Map.of(),
 				Duration.ofSeconds(8), Duration.ofSeconds(20), Duration.ofSeconds(30), topology.millibottleneck(),
-				Duration.ofSeconds(10), LIGHT_JVM, null, null);
+				Duration.ofSeconds(10), LIGHT_JVM, null, null, false);
 	}
 
 	/** The default run cut short: one period without the fault, two with it. */
@@ -67,7 +69,7 @@ public record Settings(String app, Topology topology, Path jar, Path results, Li
 		Settings d = defaults(app, topology, jar, results);
 		return new Settings(app, topology, jar, results, d.modes(), d.trace(), d.rates(), Duration.ofSeconds(6),
 				Duration.ofSeconds(10), Duration.ofSeconds(20), d.millibottleneck(), d.requestTimeout(),
-				d.serviceJvmOptions(), null, null);
+				d.serviceJvmOptions(), null, null, d.filterTuning());
 	}
 
 	/** A path's base rate: the topology's, unless the run says otherwise. */
@@ -93,14 +95,14 @@ public record Settings(String app, Topology topology, Path jar, Path results, Li
 			Duration otherFaulted) {
 		return new Settings(this.app, this.topology, this.jar, this.results, otherModes, otherTrace, this.rates,
 				otherWarmUp, otherFaultFree, otherFaulted, this.millibottleneck, this.requestTimeout,
-				this.serviceJvmOptions, this.externalFrontEnd, this.stallTrigger);
+				this.serviceJvmOptions, this.externalFrontEnd, this.stallTrigger, this.filterTuning);
 	}
 
 	/** These settings with the results written elsewhere. */
 	public Settings withResults(Path otherResults) {
 		return new Settings(this.app, this.topology, this.jar, otherResults, this.modes, this.trace, this.rates,
 				this.warmUp, this.faultFree, this.faulted, this.millibottleneck, this.requestTimeout,
-				this.serviceJvmOptions, this.externalFrontEnd, this.stallTrigger);
+				this.serviceJvmOptions, this.externalFrontEnd, this.stallTrigger, this.filterTuning);
 	}
 
 }

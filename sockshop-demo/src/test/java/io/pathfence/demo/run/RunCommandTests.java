@@ -38,7 +38,8 @@ class RunCommandTests {
 			"--rate=checkout=3; --rate checkout: no such path in sock-shop; one of [place-order, order-history, local, catalogue]",
 			"--faulted=0s; --faulted must be longer than 0",
 			"--stall-trigger=http://127.0.0.1:9/stall; --stall-trigger is for an application run elsewhere: give --front-end too",
-			"--front-end=front-end:8080; --front-end must be an http:// or https:// URL with a host" })
+			"--front-end=front-end:8080; --front-end must be an http:// or https:// URL with a host",
+			"--filter-tuning=true; --filter-tuning is for the filter the envoy mode runs locally: give --modes with envoy" })
 	void badOptionIsOneLineNamingItAndExitCodeTwo(String option, String says) {
 		StringWriter err = new StringWriter();
 		StringWriter out = new StringWriter();
@@ -90,6 +91,7 @@ class RunCommandTests {
 		assertThat(settings.millibottleneck().period()).hasSeconds(5);
 		assertThat(settings.rate("home-timeline")).isEqualTo(12.5);
 		assertThat(settings.rate("user-timeline")).as("the topology's").isEqualTo(18);
+		assertThat(settings.filterTuning()).isFalse();
 	}
 
 }

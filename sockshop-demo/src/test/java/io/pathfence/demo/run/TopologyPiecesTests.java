@@ -1,5 +1,6 @@
 package io.pathfence.demo.run;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -7,6 +8,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
+import io.pathfence.demo.topology.Fence;
 import io.pathfence.demo.topology.Topologies;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,6 +80,32 @@ class TopologyPiecesTests {
 		}
 		assertThat(madePaths.get(0).get("match")).isEqualTo(deployedPaths.get(0).get("match"));
 		assertThat(madePaths.get(1).get("match")).isEqualTo(Map.of("exact", "/orders/history"));
+		assertThat(made).doesNotContainKey("tuning");
+	}
+
+	/**
+	 * With --filter-tuning, the same paths start from their permits, bounded by 1 and the
+	 * service's pool, under the starter's tuning defaults.
+	 */
+	@Test
+	@SuppressWarnings("unchecked")
+	void withFilterTuningEveryPathIsTunedFromItsPermitsWithinThePool() {
+		Fence fence = Topologies.load("sock-shop").service("orders").fence();
+		Map<String, Object> untuned = new Yaml().load(EnvoyFilterConfig.json(fence));
+		Map<String, Object> tuned = new Yaml().load(EnvoyFilterConfig.json(fence, true));
+
+		assertThat(tuned.get("tuning"))
+			.isEqualTo(Map.of("interval_ms", 50, "window_s", 60, "period_s", 15, "max_step", 4, "hysteresis", 2));
+		assertThat(tuned.get("local")).isEqualTo(untuned.get("local"));
+		List<Map<String, Object>> paths = (List<Map<String, Object>>) tuned.get("paths");
+		List<Map<String, Object>> untunedPaths = (List<Map<String, Object>>) untuned.get("paths");
+		assertThat(paths).hasSameSizeAs(untunedPaths);
+		for (int i = 0; i < paths.size(); i++) {
+			Map<String, Object> path = new HashMap<>(paths.get(i));
+			assertThat(path.remove("tuning")).as("paths[%d].tuning", i)
+				.isEqualTo(Map.of("min", 1, "max", fence.poolSize()));
+			assertThat(path).isEqualTo(untunedPaths.get(i));
+		}
 	}
 
 }
