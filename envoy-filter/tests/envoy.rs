@@ -321,7 +321,7 @@ both_builds! {
             ms("/b", 1.0),
             stats[&stat("a", "paused")]
         );
-        assert!(outcomes.iter().all(|o| o.status == 200));
+        assert!(outcomes.iter().all(|o| o.status == 200), "{:?}", outcomes.iter().filter(|o| o.status != 200).collect::<Vec<_>>());
         // The longest wait on a is one pause: at least most of it, and not much more.
         assert!(
             (250.0..=800.0).contains(&ms("/a", 1.0)),

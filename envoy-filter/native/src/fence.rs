@@ -90,11 +90,12 @@ thread_local! {
 
 /// One configuration on one worker thread: its runtime, its live streams and its tick.
 pub struct Fence {
-    config_id: u64,
+    /// This fence's key in the metronome: one per thread and configuration.
+    id: u64,
     callbacks: &'static Callbacks,
     metronome: Option<&'static Metronome>,
     runtime: Runtime<NativeHost>,
-    /// The live streams, by the id the runtime knows them by.
+    /// The live streams whose request headers came, by the id the runtime knows them by.
     streams: RefCell<HashMap<u32, FilterEnvoyPtr>>,
     next_stream: Cell<u32>,
     /// The stream whose scheduler ticks this fence.
@@ -125,8 +126,9 @@ impl Fence {
             let defined = config.stat_ids.iter().flatten().flatten().count();
             (host, defined)
         };
+        static FENCE_IDS: AtomicU64 = AtomicU64::new(1);
         let fence = Rc::new(Fence {
-            config_id: config.id,
+            id: FENCE_IDS.fetch_add(1, Ordering::Relaxed),
             callbacks,
             metronome: Metronome::get(callbacks.scheduler_commit),
             runtime: Runtime::default(),
@@ -149,17 +151,11 @@ impl Fence {
         NativeProxy { fence: self }
     }
 
-    /// A new stream `filter`; it anchors the tick if nothing does.
+    /// A new stream `filter`, known to the runtime from its request headers on.
     pub fn open(self: &Rc<Fence>, filter: FilterEnvoyPtr) -> FenceStream {
         let id = self.next_stream.get();
         // 0 is the root's id in the runtime's calls; a wrapped counter skips it.
         self.next_stream.set(id.checked_add(1).unwrap_or(1));
-        if let Ok(mut streams) = self.streams.try_borrow_mut() {
-            streams.insert(id, filter);
-        }
-        if self.anchor.get().is_none() {
-            self.anchor_on(Some((id, filter)));
-        }
         FenceStream { id, filter, fence: Rc::clone(self) }
     }
 
@@ -169,7 +165,7 @@ impl Fence {
         // SAFETY: `filter` is a live stream of this thread, in its callback or in this fence's table.
         let scheduler = stream.map(|(_, filter)| unsafe { (self.callbacks.scheduler_new)(filter) });
         self.anchor.set(stream.map(|(id, _)| id));
-        if let Some(old) = metronome.anchor(self.config_id, scheduler.filter(|s| !s.is_null())) {
+        if let Some(old) = metronome.anchor(self.id, scheduler.filter(|s| !s.is_null())) {
             // SAFETY: out of the metronome's table, so nothing commits it any more; deleted once.
             unsafe { (self.callbacks.scheduler_delete)(old) };
         }
@@ -183,7 +179,15 @@ impl Fence {
         result
     }
 
+    /// The request headers of `stream` arrived. From here on Envoy has given the stream its worker's dispatcher, which
+    /// a scheduler needs: the stream is one the tick may be anchored on, and it anchors it if nothing does.
     pub fn on_request(&self, stream: &FenceStream, filter: FilterEnvoyPtr) -> runtime::Headers {
+        if let Ok(mut streams) = self.streams.try_borrow_mut() {
+            streams.insert(stream.id, filter);
+        }
+        if self.anchor.get().is_none() {
+            self.anchor_on(Some((stream.id, filter)));
+        }
         self.within(filter, || {
             self.runtime.on_request(&self.proxy(), stream.id, &NativeRequest { filter, callbacks: self.callbacks })
         })
@@ -197,34 +201,32 @@ impl Fence {
     /// with no stream left, nothing can tick this fence until the next one comes, so it gives back now what a
     /// tick would (spares, releases to retry).
     pub fn close(&self, stream: &FenceStream) {
-        let filter = stream.filter;
-        let next_anchor = match self.streams.try_borrow_mut() {
-            Ok(mut streams) => {
-                streams.remove(&stream.id);
-                streams.iter().next().map(|(id, filter)| (*id, *filter))
-            }
-            Err(_) => None,
-        };
-        self.within(filter, || {
+        if let Ok(mut streams) = self.streams.try_borrow_mut() {
+            streams.remove(&stream.id);
+        }
+        self.within(stream.filter, || {
             self.runtime.on_stream_end(&self.proxy(), stream.id);
-            if next_anchor.is_none() {
-                for _ in 0..SETTLING_TICKS {
-                    if self.runtime.tick_work() == TickWork::None {
-                        break;
-                    }
-                    self.runtime.on_tick(&self.proxy(), 0);
+            for _ in 0..SETTLING_TICKS {
+                if self.live_stream().is_some() || self.runtime.tick_work() == TickWork::None {
+                    break;
                 }
+                self.runtime.on_tick(&self.proxy(), 0);
             }
         });
+        // Read after the runtime acted: the streams it refused may have ended meanwhile.
         if self.anchor.get() == Some(stream.id) {
-            self.anchor_on(next_anchor);
+            self.anchor_on(self.live_stream());
         }
+    }
+
+    fn live_stream(&self) -> Option<(u32, FilterEnvoyPtr)> {
+        self.streams.try_borrow().ok().and_then(|streams| streams.iter().next().map(|(id, filter)| (*id, *filter)))
     }
 }
 
 impl Drop for Fence {
     fn drop(&mut self) {
-        if let Some(old) = self.metronome.and_then(|m| m.forget(self.config_id)) {
+        if let Some(old) = self.metronome.and_then(|m| m.forget(self.id)) {
             // SAFETY: out of the metronome's table; deleted once.
             unsafe { (self.callbacks.scheduler_delete)(old) };
         }
@@ -319,7 +321,7 @@ impl Proxy for NativeProxy<'_> {
     fn set_tick_period(&self, ms: u64) -> Result<(), HostError> {
         match self.fence.metronome {
             Some(metronome) => {
-                metronome.set_period(self.fence.config_id, Duration::from_millis(ms));
+                metronome.set_period(self.fence.id, Duration::from_millis(ms));
                 Ok(())
             }
             None => Err(HostError("no tick thread".to_string())),
