@@ -72,6 +72,7 @@ impl FenceConfig {
 
     /// Tells every worker thread, on its next stream, that this configuration is gone, so that its fence goes too.
     pub fn gone(&self) {
+        log::info!("pathfence: configuration gone; each worker's fence of it goes with the worker's next stream");
         GONE.lock().unwrap_or_else(PoisonError::into_inner).push(self.id);
         GONE_COUNT.fetch_add(1, Ordering::Release);
     }
