@@ -365,11 +365,11 @@ both_builds! {
         // each thread's fence of it with the thread's next stream (there is no callback on a worker thread without
         // one); its last stream on each thread already gave back what it held.
         envoy.reconfigure(AFTER_THE_CHANGE).unwrap();
-        let (line, count) = match build() {
+        let (line, times) = match build() {
             Build::Wasm => ("shut down with its configuration", 2),
             Build::Native => ("configuration gone", 1),
         };
-        let shut_down = eventually(Duration::from_secs(10), || envoy.log_text().matches(line).count() >= count);
+        let shut_down = eventually(Duration::from_secs(10), || envoy.log_text().matches(line).count() >= times);
         assert!(shut_down, "the old configuration's workers were not shut down:\n{}", envoy.log_text());
 
         // Exactly the new limit is free: two slow requests are admitted, the third is refused at once.
