@@ -114,8 +114,9 @@ pub struct FenceStream {
 }
 
 impl Fence {
-    /// This thread's fence for `config`, made on first use; fences of configurations gone since are dropped.
-    pub fn of(callbacks: &'static Callbacks, config: &FenceConfig) -> Option<Rc<Fence>> {
+    /// This thread's fence for `config`, made on first use (by the stream `filter`, through which the stats the
+    /// new worker starts with are set); fences of configurations gone since are dropped.
+    pub fn of(callbacks: &'static Callbacks, config: &FenceConfig, filter: FilterEnvoyPtr) -> Option<Rc<Fence>> {
         drop_gone();
         if let Some(fence) = FENCES.with(|f| f.try_borrow().ok().and_then(|f| f.get(&config.id).cloned())) {
             return Some(fence);
@@ -141,7 +142,7 @@ impl Fence {
         if fence.metronome.is_none() {
             log::error!("pathfence: cannot start the tick thread; queues and pauses will not time out");
         }
-        if !fence.runtime.configure(&fence.proxy(), 0, &config.json, host_for) {
+        if !fence.within(filter, || fence.runtime.configure(&fence.proxy(), 0, &config.json, host_for)) {
             log::error!("pathfence: configuration not applied on this worker; its requests go through unfenced");
         }
         FENCES.with(|f| f.try_borrow_mut().ok().map(|mut f| f.insert(config.id, Rc::clone(&fence))));

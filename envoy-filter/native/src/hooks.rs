@@ -157,7 +157,7 @@ pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_new(
         return ptr::null();
     };
     let stream = match filter_config {
-        FilterConfig::Fence(fence_config) => match Fence::of(callbacks, fence_config) {
+        FilterConfig::Fence(fence_config) => match Fence::of(callbacks, fence_config, filter) {
             Some(fence) => Stream::Fence(fence.open(filter)),
             None => return ptr::null(),
         },
