@@ -417,10 +417,10 @@ both_builds! {
             envoy.reconfigure(&named(first, push)).unwrap();
             // Envoy configures the new root contexts (one per worker thread, one on the main thread) as it applies the
             // listener, and logs within 100 ms. The native build configures a worker thread on its first stream of
-            // the configuration: the request below.
+            // the configuration: the request below, one per push (the first configuration saw none).
             let (lines, before_request) = match build() {
                 Build::Wasm => (3 * (push as usize + 1), true),
-                Build::Native => (push as usize + 1, false),
+                Build::Native => (push as usize, false),
             };
             let configured = || eventually(Duration::from_secs(5), || stats_defined(&envoy).len() >= lines);
             assert!(!before_request || configured(), "push {push}: {:?}\n{}", stats_defined(&envoy), envoy.log_text());
