@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Benchmark of the filter's overhead (not a test): Envoy without a filter, with an empty proxy-wasm filter and with
-# PathFence, side by side in one run, at a moderate, a busy and a saturating load.
+# Benchmark of the filter's overhead (not a test): Envoy without a filter, with an empty proxy-wasm filter, with
+# PathFence as Wasm and with PathFence as a native dynamic module, side by side in one run, at a moderate, a busy
+# and a saturating load.
 # Usage: envoy-filter/bench/run.sh [seconds per run, default 3] [rounds, default 5]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -17,4 +18,5 @@ cargo build --release --locked --target wasm32-wasip1 -p pathfence-bench-empty-f
 trim() { cargo run --locked --quiet -p pathfence-wasm-trim -- "target/wasm32-wasip1/release/$1" "target/$2"; }
 trim pathfence_envoy_filter.wasm pathfence_envoy_filter.wasm
 trim pathfence_bench_empty_filter.wasm empty_filter.wasm
+(cd native && cargo build --release --locked --lib)
 exec cargo run --release --locked --example bench -- "$@"

@@ -1,8 +1,9 @@
 //! Benchmark, not a test: requests through Envoy (`--concurrency 2`) to a loopback upstream that answers at
-//! once, without a filter, with an empty proxy-wasm filter (the floor any Wasm filter pays) and with PathFence,
-//! side by side in one run, at a moderate, a busy and a saturating load.
+//! once, without a filter, with an empty proxy-wasm filter (the floor any Wasm filter pays), with PathFence as Wasm
+//! and with PathFence as a native dynamic module, side by side in one run, at a moderate, a busy and a saturating
+//! load.
 //!
-//! Run with `bench/run.sh [seconds per run] [rounds]`, which builds both modules first.
+//! Run with `bench/run.sh [seconds per run] [rounds]`, which builds the modules first.
 //!
 //! Two switches change what is measured, to see where the cost goes: `PATHFENCE_BENCH_FLOOR=read-path` makes the
 //! empty filter read the `:path` header (the floor of any filter that tells paths apart), and
@@ -228,18 +229,19 @@ enum Variant {
     Plain,
     Empty,
     Fence,
+    Native,
 }
 
-const VARIANTS: [Variant; 3] = [Variant::Plain, Variant::Empty, Variant::Fence];
+const VARIANTS: [Variant; 4] = [Variant::Plain, Variant::Empty, Variant::Fence, Variant::Native];
 
-/// Every order of the three variants' sends under the moderate load (each variant's place in it), one per round
-/// in turn: over the rounds each variant then follows each other one equally often. Rotating a single order would
-/// keep who follows whom, and a request just before can slow the next one.
-const ORDERS: [[u32; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+/// Orders of the four variants' sends under the moderate load (each variant's place in it), one per round in turn:
+/// a balanced Latin square, so that over four rounds each variant directly follows each other one once. Rotating a
+/// single order would keep who follows whom, and a request just before can slow the next one.
+const ORDERS: [[u32; 4]; 4] = [[0, 1, 3, 2], [1, 2, 0, 3], [2, 3, 1, 0], [3, 0, 2, 1]];
 
 /// `f` of every variant, called in an order that rotates with `round`; the results in the variants' order.
-fn in_rotated_order<T>(round: usize, mut f: impl FnMut(Variant) -> T) -> [T; 3] {
-    let mut results: [Option<T>; 3] = [None, None, None];
+fn in_rotated_order<T>(round: usize, mut f: impl FnMut(Variant) -> T) -> [T; 4] {
+    let mut results: [Option<T>; 4] = [None, None, None, None];
     for i in 0..VARIANTS.len() {
         let variant = VARIANTS[(round + i) % VARIANTS.len()];
         results[variant as usize] = Some(f(variant));
@@ -259,7 +261,8 @@ impl Variant {
             Variant::Empty if setup.tuned => "PathFence tuned",
             Variant::Empty if setup.floor_reads_path => "empty filter reading :path",
             Variant::Empty => "empty Wasm filter",
-            Variant::Fence => "PathFence",
+            Variant::Fence => "PathFence Wasm",
+            Variant::Native => "PathFence native",
         }
     }
 }
@@ -303,12 +306,13 @@ impl Round {
     fn start(setup: &Setup, round: usize) -> Round {
         let against = setup.against.as_deref().map(|m| (m, setup.config.as_str()));
         let floor = if setup.floor_reads_path { "read-path" } else { "" };
-        let fence = wasm();
+        let (fence, native) = (wasm(), native());
         let start = |variant: Variant| match variant {
             Variant::Plain => setup.start(against),
             Variant::Empty if setup.tuned => setup.start(Some((fence.as_path(), TUNED_CONFIG))),
             Variant::Empty => setup.start(Some((setup.empty.as_path(), floor))),
             Variant::Fence => setup.start(Some((fence.as_path(), setup.config.as_str()))),
+            Variant::Native => setup.start(Some((native.as_path(), setup.config.as_str()))),
         };
         Round { envoys: in_rotated_order(round, start).into() }
     }
@@ -333,7 +337,7 @@ impl Round {
     }
 
     /// The variants one after another, each alone on the machine, in an order rotated by `round`.
-    fn measure_each(&self, round: usize, run: &dyn Fn(u16) -> Measure) -> [Measure; 3] {
+    fn measure_each(&self, round: usize, run: &dyn Fn(u16) -> Measure) -> [Measure; 4] {
         in_rotated_order(round, |variant| self.measure(variant, run))
     }
 
@@ -343,11 +347,11 @@ impl Round {
     /// machine's state, and measured one after another the variants met different drifts (an A/A run read
     /// +14 µs, the same build's added median moved from +29 to +71 µs between runs). Measured together they meet
     /// the same.
-    fn measure_together(&self, round: usize, seconds: u64, rate: f64) -> [Measure; 3] {
+    fn measure_together(&self, round: usize, seconds: u64, rate: f64) -> [Measure; 4] {
         VARIANTS.iter().for_each(|v| warm_up(self.envoy(*v).port));
         let cpu = VARIANTS.map(|v| self.envoy(v).cpu_seconds());
         let start = Instant::now() + Duration::from_millis(50);
-        // A third of the gap between two sends of the combined load of one variant.
+        // A quarter of the gap between two sends of the combined load of one variant.
         let stagger = Duration::from_secs_f64(1.0 / rate / VARIANTS.len() as f64);
         let clients = VARIANTS.map(|v| {
             let port = self.envoy(v).port;
@@ -363,7 +367,7 @@ impl Round {
 }
 
 /// Every variant's measurements of one load, a round each.
-struct Runs([Vec<Measure>; 3]);
+struct Runs([Vec<Measure>; 4]);
 
 impl Runs {
     fn of(&self, variant: Variant) -> &[Measure] {
@@ -387,10 +391,10 @@ impl Runs {
 static TUNING_DECISIONS: AtomicI64 = AtomicI64::new(0);
 
 /// Runs `rounds` rounds, each on fresh Envoys measured by `measure` (given the round's number); also returns the
-/// requests PathFence admitted, to show it was on the path.
-fn compare(rounds: usize, setup: &Setup, measure: &dyn Fn(&Round, usize) -> [Measure; 3]) -> (Runs, i64) {
-    let mut runs = Runs([Vec::new(), Vec::new(), Vec::new()]);
-    let mut admitted = 0;
+/// requests each PathFence build admitted, to show it was on the path.
+fn compare(rounds: usize, setup: &Setup, measure: &dyn Fn(&Round, usize) -> [Measure; 4]) -> (Runs, [i64; 2]) {
+    let mut runs = Runs([Vec::new(), Vec::new(), Vec::new(), Vec::new()]);
+    let mut admitted = [0, 0];
     for round in 0..rounds {
         let envoys = Round::start(setup, round);
         for (variant, m) in VARIANTS.into_iter().zip(measure(&envoys, round)) {
@@ -398,7 +402,12 @@ fn compare(rounds: usize, setup: &Setup, measure: &dyn Fn(&Round, usize) -> [Mea
         }
         // The filter reports its counters on its next tick, at most 100 ms away once it idles.
         thread::sleep(Duration::from_millis(150));
-        admitted += envoys.envoy(Variant::Fence).stats(&stat_filter("catalog", "granted")).values().sum::<i64>();
+        for (i, (variant, build)) in
+            [(Variant::Fence, Build::Wasm), (Variant::Native, Build::Native)].into_iter().enumerate()
+        {
+            let granted = with_build(build, || stat_filter("catalog", "granted"));
+            admitted[i] += envoys.envoy(variant).stats(&granted).values().sum::<i64>();
+        }
         if setup.tuned {
             let decided = envoys.envoy(Variant::Empty).stats("pathfence_tuning_decisions_total");
             TUNING_DECISIONS.fetch_add(decided.values().sum::<i64>(), Ordering::Relaxed);
@@ -416,13 +425,26 @@ struct Deltas {
     cpu: f64,
 }
 
-fn verdict(load: &str, what: &str, d: &Deltas, targets: bool) {
+/// The targets a comparison is held to: the Wasm build's (10 %, 50 us) or the native build's (3 %, 15 us), at
+/// saturation and against no filter.
+#[derive(Clone, Copy)]
+enum Targets {
+    None,
+    Wasm,
+    Native,
+}
+
+fn verdict(load: &str, what: &str, d: &Deltas, targets: Targets) {
     let sorted = {
         let mut r = d.ratios.clone();
         r.sort_by(f64::total_cmp);
         r.iter().map(|r| format!("{r:.3}")).collect::<Vec<_>>().join(" ")
     };
-    let (loss_target, latency_target) = if targets { (", target <= 10 %", " (target <= 50 us)") } else { ("", "") };
+    let (loss_target, latency_target) = match targets {
+        Targets::None => ("", ""),
+        Targets::Wasm => (", target <= 10 %", " (target <= 50 us)"),
+        Targets::Native => (", target <= 3 % at saturation", " (target <= 15 us at saturation)"),
+    };
     println!(
         "{load}, {what}: throughput ratio {:.3} ({:.1} % loss{loss_target}), added median latency {:.0} us{latency_target}, \
          added Envoy CPU per request {:.1} us",
@@ -527,22 +549,37 @@ fn main() {
         ("empty filter against no filter (the Wasm floor)", "PathFence against the empty filter (the fence's own cost)")
     };
     for (label, runs) in &loads {
-        verdict(label, "PathFence against no filter", &runs.deltas(Variant::Fence, Variant::Plain), true);
+        verdict(
+            label,
+            "PathFence native against no filter",
+            &runs.deltas(Variant::Native, Variant::Plain),
+            Targets::Native,
+        );
+        verdict(label, "PathFence Wasm against no filter", &runs.deltas(Variant::Fence, Variant::Plain), Targets::Wasm);
+        verdict(
+            label,
+            "PathFence native against PathFence Wasm",
+            &runs.deltas(Variant::Native, Variant::Fence),
+            Targets::None,
+        );
         if setup.tuned {
-            verdict(label, "PathFence tuned against no filter", &runs.deltas(Variant::Empty, Variant::Plain), false);
+            let tuned = "PathFence tuned against no filter";
+            verdict(label, tuned, &runs.deltas(Variant::Empty, Variant::Plain), Targets::None);
             let tuning = "PathFence tuned against PathFence (what tuning adds; target at saturation: <= 1 %, <= 10 us)";
-            verdict(label, tuning, &runs.deltas(Variant::Empty, Variant::Fence), false);
+            verdict(label, tuning, &runs.deltas(Variant::Empty, Variant::Fence), Targets::None);
         } else {
-            verdict(label, floor, &runs.deltas(Variant::Empty, Variant::Plain), false);
-            verdict(label, own, &runs.deltas(Variant::Fence, Variant::Empty), false);
+            verdict(label, floor, &runs.deltas(Variant::Empty, Variant::Plain), Targets::None);
+            verdict(label, own, &runs.deltas(Variant::Fence, Variant::Empty), Targets::None);
         }
     }
     let second = if setup.tuned { "PathFence tuned" } else { "the empty filter" };
     println!(
-        "idle (no requests), Envoy CPU in ms/s: {:.1} without a filter, {:.1} with {second}, {:.1} with PathFence",
-        idle_cpu[0], idle_cpu[1], idle_cpu[2]
+        "idle (no requests), Envoy CPU in ms/s: {:.1} without a filter, {:.1} with {second}, {:.1} with PathFence Wasm, \
+         {:.1} with PathFence native",
+        idle_cpu[0], idle_cpu[1], idle_cpu[2], idle_cpu[3]
     );
-    println!("PathFence admitted {} requests on path catalog", sat_admitted + busy_admitted + mod_admitted);
+    let admitted = |build: usize| sat_admitted[build] + busy_admitted[build] + mod_admitted[build];
+    println!("PathFence admitted {} (Wasm) and {} (native) requests on path catalog", admitted(0), admitted(1));
     if setup.tuned {
         println!("PathFence tuned made {} tuning decisions", TUNING_DECISIONS.load(Ordering::Relaxed));
     }

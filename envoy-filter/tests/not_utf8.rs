@@ -167,22 +167,26 @@ fn http1_scenario(policy: &str) {
     assert_admitted(&envoy, "a", 2);
 }
 
-#[test]
-fn h2c_bytes_that_are_not_utf8_leave_both_workers_fenced_when_failing_closed() {
-    h2c_scenario("FAIL_CLOSED");
+both_builds! {
+    fn h2c_bytes_that_are_not_utf8_leave_both_workers_fenced_when_failing_closed() {
+        h2c_scenario("FAIL_CLOSED");
+    }
 }
 
-#[test]
-fn h2c_bytes_that_are_not_utf8_leave_both_workers_fenced_when_failing_open() {
-    h2c_scenario("FAIL_OPEN");
+both_builds! {
+    fn h2c_bytes_that_are_not_utf8_leave_both_workers_fenced_when_failing_open() {
+        h2c_scenario("FAIL_OPEN");
+    }
 }
 
-#[test]
-fn http1_bytes_that_are_not_utf8_leave_both_workers_fenced_when_failing_closed() {
-    http1_scenario("FAIL_CLOSED");
+both_builds! {
+    fn http1_bytes_that_are_not_utf8_leave_both_workers_fenced_when_failing_closed() {
+        http1_scenario("FAIL_CLOSED");
+    }
 }
 
-#[test]
-fn http1_bytes_that_are_not_utf8_leave_both_workers_fenced_when_failing_open() {
-    http1_scenario("FAIL_OPEN");
+both_builds! {
+    fn http1_bytes_that_are_not_utf8_leave_both_workers_fenced_when_failing_open() {
+        http1_scenario("FAIL_OPEN");
+    }
 }

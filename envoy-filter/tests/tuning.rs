@@ -121,7 +121,10 @@ fn sixteen(_: Duration) -> usize {
 }
 
 fn limit(envoy: &Envoy) -> Option<i64> {
-    envoy.stats("pathfence_path_permits").get("wasmcustom.path=.=a;.;pathfence_path_permits").copied()
+    envoy
+        .stats("pathfence_path_permits")
+        .get(&format!("{}path=.=a;.;pathfence_path_permits", build().stat_namespace()))
+        .copied()
 }
 
 fn decisions(envoy: &Envoy) -> i64 {
@@ -164,79 +167,81 @@ impl Side {
     }
 }
 
-#[test]
-fn a_path_started_at_four_times_the_knee_settles_near_it_and_keeps_the_throughput() {
-    let Some(bin) = envoy_bin("a_path_started_at_four_times_the_knee_settles_near_it_and_keeps_the_throughput") else {
-        return;
-    };
-    let _serial = exclusive();
-    let run = Duration::from_secs(28);
-    let start = Instant::now() + Duration::from_secs(2);
-    let mut tuned = side(&bin, &filter(4 * K, true), service, swinging, start, run);
-    let mut control = side(&bin, &filter(4 * K, false), service, swinging, start, run);
-    while Instant::now() < start {
-        thread::sleep(Duration::from_millis(10));
-    }
-    // The limit as the stats show it, every half second.
-    let mut seen: Vec<(Duration, i64)> = Vec::new();
-    while start.elapsed() < run {
-        thread::sleep(Duration::from_millis(500));
-        if let Some(l) = limit(&tuned.envoy) {
-            seen.push((start.elapsed(), l));
+both_builds! {
+    fn a_path_started_at_four_times_the_knee_settles_near_it_and_keeps_the_throughput() {
+        let Some(bin) = envoy_bin("a_path_started_at_four_times_the_knee_settles_near_it_and_keeps_the_throughput") else {
+            return;
+        };
+        let _serial = exclusive();
+        let run = Duration::from_secs(28);
+        let start = Instant::now() + Duration::from_secs(2);
+        let mut tuned = side(&bin, &filter(4 * K, true), service, swinging, start, run);
+        let mut control = side(&bin, &filter(4 * K, false), service, swinging, start, run);
+        while Instant::now() < start {
+            thread::sleep(Duration::from_millis(10));
         }
+        // The limit as the stats show it, every half second.
+        let mut seen: Vec<(Duration, i64)> = Vec::new();
+        while start.elapsed() < run {
+            thread::sleep(Duration::from_millis(500));
+            if let Some(l) = limit(&tuned.envoy) {
+                seen.push((start.elapsed(), l));
+            }
+        }
+        let near = |l: i64| (l - K as i64).abs() * 5 <= K as i64;
+        // Settled: from the first reading after which at least three in four readings, and the last, are near K, over
+        // at least four seconds. The first pass through K on the way down does not count when the limit leaves again.
+        let holds = |from: usize| {
+            let rest = &seen[from..];
+            let within = rest.iter().filter(|(_, l)| near(*l)).count();
+            rest.len() >= 8 && within * 4 >= rest.len() * 3 && rest.last().is_some_and(|(_, l)| near(*l))
+        };
+        let settled_at = (0..seen.len()).find(|&i| near(seen[i].1) && holds(i)).map(|i| seen[i].0);
+        let measured_from = settled_at.unwrap_or(run).max(Duration::from_secs(8));
+        let (tuned_done, tuned_probes) = tuned.finish(measured_from);
+        let (control_done, control_probes) = control.finish(measured_from);
+        let ratio = tuned_done as f64 / control_done.max(1) as f64;
+        let (tuned_p99, control_p99) = (quantile_ms(&tuned_probes, 0.99), quantile_ms(&control_probes, 0.99));
+        let limits: Vec<i64> = seen.iter().map(|(_, l)| *l).collect();
+        println!(
+            "start {} K {K}: limit over time {limits:?}; settled within 20 % at {settled_at:?} after {} decisions in all; \
+             from {measured_from:?}: throughput {tuned_done} against the control's {control_done} ({ratio:.3}); \
+             the other requests' p99 {tuned_p99:.1} ms tuned, {control_p99:.1} ms control",
+            4 * K,
+            decisions(&tuned.envoy)
+        );
+        let settled_at = settled_at.expect("the limit never came within 20 % of K");
+        // One decision a second: a bounded number of them to settle, from four times the knee, exploring on the way.
+        assert!(settled_at <= Duration::from_secs(20), "settled only at {settled_at:?}");
+        // Once settled, it may step up to look above the knee (and come back), but never below what the knee needs.
+        let after: Vec<i64> = seen.iter().filter(|(t, _)| *t >= settled_at).map(|(_, l)| *l).collect();
+        assert!(after.iter().all(|l| *l * 5 >= 4 * K as i64), "the limit fell below the knee: {after:?}");
+        assert!(ratio >= 0.95, "tuned throughput {ratio:.3} of the control's");
+        assert!(control_p99 > tuned_p99, "the control's p99 {control_p99:.1} ms is not above {tuned_p99:.1} ms");
+        assert_eq!(limit(&control.envoy), None, "the control has no tuning stats");
     }
-    let near = |l: i64| (l - K as i64).abs() * 5 <= K as i64;
-    // Settled: from the first reading after which at least three in four readings, and the last, are near K, over
-    // at least four seconds. The first pass through K on the way down does not count when the limit leaves again.
-    let holds = |from: usize| {
-        let rest = &seen[from..];
-        let within = rest.iter().filter(|(_, l)| near(*l)).count();
-        rest.len() >= 8 && within * 4 >= rest.len() * 3 && rest.last().is_some_and(|(_, l)| near(*l))
-    };
-    let settled_at = (0..seen.len()).find(|&i| near(seen[i].1) && holds(i)).map(|i| seen[i].0);
-    let measured_from = settled_at.unwrap_or(run).max(Duration::from_secs(8));
-    let (tuned_done, tuned_probes) = tuned.finish(measured_from);
-    let (control_done, control_probes) = control.finish(measured_from);
-    let ratio = tuned_done as f64 / control_done.max(1) as f64;
-    let (tuned_p99, control_p99) = (quantile_ms(&tuned_probes, 0.99), quantile_ms(&control_probes, 0.99));
-    let limits: Vec<i64> = seen.iter().map(|(_, l)| *l).collect();
-    println!(
-        "start {} K {K}: limit over time {limits:?}; settled within 20 % at {settled_at:?} after {} decisions in all; \
-         from {measured_from:?}: throughput {tuned_done} against the control's {control_done} ({ratio:.3}); \
-         the other requests' p99 {tuned_p99:.1} ms tuned, {control_p99:.1} ms control",
-        4 * K,
-        decisions(&tuned.envoy)
-    );
-    let settled_at = settled_at.expect("the limit never came within 20 % of K");
-    // One decision a second: a bounded number of them to settle, from four times the knee, exploring on the way.
-    assert!(settled_at <= Duration::from_secs(20), "settled only at {settled_at:?}");
-    // Once settled, it may step up to look above the knee (and come back), but never below what the knee needs.
-    let after: Vec<i64> = seen.iter().filter(|(t, _)| *t >= settled_at).map(|(_, l)| *l).collect();
-    assert!(after.iter().all(|l| *l * 5 >= 4 * K as i64), "the limit fell below the knee: {after:?}");
-    assert!(ratio >= 0.95, "tuned throughput {ratio:.3} of the control's");
-    assert!(control_p99 > tuned_p99, "the control's p99 {control_p99:.1} ms is not above {tuned_p99:.1} ms");
-    assert_eq!(limit(&control.envoy), None, "the control has no tuning stats");
 }
 
-#[test]
-fn a_path_started_at_one_with_requests_waiting_explores_upward() {
-    let Some(bin) = envoy_bin("a_path_started_at_one_with_requests_waiting_explores_upward") else { return };
-    let _serial = exclusive();
-    let run = Duration::from_secs(12);
-    let start = Instant::now() + Duration::from_secs(2);
-    let mut tuned = side(&bin, &filter(1, true), quick_service, sixteen, start, run);
-    let mut control = side(&bin, &filter(1, false), quick_service, sixteen, start, run);
-    let mut seen = Vec::new();
-    while start.elapsed() < run {
-        thread::sleep(Duration::from_millis(500));
-        seen.extend(limit(&tuned.envoy));
+both_builds! {
+    fn a_path_started_at_one_with_requests_waiting_explores_upward() {
+        let Some(bin) = envoy_bin("a_path_started_at_one_with_requests_waiting_explores_upward") else { return };
+        let _serial = exclusive();
+        let run = Duration::from_secs(12);
+        let start = Instant::now() + Duration::from_secs(2);
+        let mut tuned = side(&bin, &filter(1, true), quick_service, sixteen, start, run);
+        let mut control = side(&bin, &filter(1, false), quick_service, sixteen, start, run);
+        let mut seen = Vec::new();
+        while start.elapsed() < run {
+            thread::sleep(Duration::from_millis(500));
+            seen.extend(limit(&tuned.envoy));
+        }
+        let from = run - Duration::from_secs(3);
+        let (tuned_done, _) = tuned.finish(from);
+        let (control_done, _) = control.finish(from);
+        println!("limit over time from 1: {seen:?}; the last 3 s: {tuned_done} requests tuned, {control_done} control");
+        let rises = seen.windows(2).filter(|w| w[1] > w[0]).count();
+        assert!(seen.last().is_some_and(|l| *l >= 4), "the limit did not explore upward: {seen:?}");
+        assert!(rises >= 2, "{seen:?}");
+        assert!(tuned_done > 2 * control_done, "tuned {tuned_done} against the control's {control_done}");
     }
-    let from = run - Duration::from_secs(3);
-    let (tuned_done, _) = tuned.finish(from);
-    let (control_done, _) = control.finish(from);
-    println!("limit over time from 1: {seen:?}; the last 3 s: {tuned_done} requests tuned, {control_done} control");
-    let rises = seen.windows(2).filter(|w| w[1] > w[0]).count();
-    assert!(seen.last().is_some_and(|l| *l >= 4), "the limit did not explore upward: {seen:?}");
-    assert!(rises >= 2, "{seen:?}");
-    assert!(tuned_done > 2 * control_done, "tuned {tuned_done} against the control's {control_done}");
 }

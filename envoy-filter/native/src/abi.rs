@@ -145,3 +145,27 @@ pub type IncrementCounterFn = unsafe extern "C" fn(
     label_values_length: usize,
     value: u64,
 ) -> MetricsResult;
+
+/// `envoy_dynamic_module_callback_http_filter_config_define_gauge`, as `define_counter`.
+pub type DefineGaugeFn = DefineCounterFn;
+
+/// `envoy_dynamic_module_callback_http_filter_increment_gauge` and `..._decrement_gauge`, as `increment_counter`.
+pub type ChangeGaugeFn = IncrementCounterFn;
+
+/// `envoy_dynamic_module_callback_http_filter_continue_decoding`: resumes a request held by `StopIteration`.
+pub type ContinueDecodingFn = unsafe extern "C" fn(filter: FilterEnvoyPtr);
+
+/// A scheduler Envoy made for one stream (`envoy_dynamic_module_type_http_filter_scheduler_module_ptr`): owned by
+/// the module, which deletes it.
+pub type SchedulerPtr = *mut c_void;
+
+/// `envoy_dynamic_module_callback_http_filter_scheduler_new`: a scheduler that posts events to the worker thread of
+/// the stream `filter`.
+pub type SchedulerNewFn = unsafe extern "C" fn(filter: FilterEnvoyPtr) -> SchedulerPtr;
+
+/// `envoy_dynamic_module_callback_http_filter_scheduler_commit`: from any thread, posts `event_id` to the stream's
+/// worker, which calls `envoy_dynamic_module_on_http_filter_scheduled` unless the stream has gone by then.
+pub type SchedulerCommitFn = unsafe extern "C" fn(scheduler: SchedulerPtr, event_id: u64);
+
+/// `envoy_dynamic_module_callback_http_filter_scheduler_delete`.
+pub type SchedulerDeleteFn = unsafe extern "C" fn(scheduler: SchedulerPtr);

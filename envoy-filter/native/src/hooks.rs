@@ -12,22 +12,35 @@ use crate::abi::{
     EnvoyBuffer, FilterConfigEnvoyPtr, FilterEnvoyPtr, FilterStatus, ModuleBuffer, ModuleHttpHeader, CONTINUE,
     LOG_ERROR, LOG_INFO, METRICS_SUCCESS, REQUEST_HEADER, RESPONSE_HEADER, STOP_ITERATION,
 };
-use crate::probe::{ProbeConfig, Verdict};
-use crate::{build_id, compat, host};
+use std::rc::Rc;
 
-/// The one filter this module provides so far (the `filter_name` of the Envoy configuration).
+use pathfence_envoy_filter::runtime;
+
+use crate::fence::{Fence, FenceConfig, FenceStream};
+use crate::probe::{ProbeConfig, Verdict};
+use crate::{build_id, compat, host, logger};
+
+/// The filters this module provides (the `filter_name` of the Envoy configuration): the fence, and the probe that
+/// measures what any native filter costs.
+pub const PATHFENCE: &str = "pathfence";
 pub const PROBE: &str = "probe";
 
-struct FilterConfig {
-    probe: ProbeConfig,
-    /// The id of the `requests` counter, when the probe counts.
-    requests: Option<usize>,
+enum FilterConfig {
+    Fence(FenceConfig),
+    Probe {
+        probe: ProbeConfig,
+        /// The id of the `requests` counter, when the probe counts.
+        requests: Option<usize>,
+    },
 }
 
-struct Stream {
-    config: *const FilterConfig,
-    /// The request's path, kept only when a response header is to carry it.
-    path: Vec<u8>,
+enum Stream {
+    Fence(FenceStream),
+    Probe {
+        config: *const FilterConfig,
+        /// The request's path, kept only when a response header is to carry it.
+        path: Vec<u8>,
+    },
 }
 
 #[no_mangle]
@@ -39,6 +52,7 @@ pub extern "C" fn envoy_dynamic_module_on_program_init() -> *const c_char {
     let revision = build_id::main_program();
     match (compat::judge(compat::ABI_VERSION, revision.as_deref(), &missing), compat::abi_version_c()) {
         (Ok(build), Some(version)) => {
+            logger::install();
             host::log(
                 LOG_INFO,
                 &format!(
@@ -71,30 +85,40 @@ pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_config_new(
 ) -> *const c_void {
     let Some(callbacks) = host::callbacks() else { return ptr::null() };
     let name = String::from_utf8_lossy(name.bytes());
-    if name != PROBE {
-        host::log(LOG_ERROR, &format!("pathfence-native: unknown filter_name `{name}`: this module has `{PROBE}`"));
-        return ptr::null();
-    }
-    let probe = match ProbeConfig::parse(config.bytes()) {
-        Ok(probe) => probe,
-        Err(why) => {
-            host::log(LOG_ERROR, &format!("pathfence-native: {why}"));
-            return ptr::null();
+    let made = match name.as_ref() {
+        PATHFENCE => FenceConfig::new(callbacks, config_envoy, config.bytes()).map(FilterConfig::Fence),
+        PROBE => probe_config(callbacks, config_envoy, config.bytes()),
+        _ => {
+            Err(format!("pathfence-native: unknown filter_name `{name}`: this module has `{PATHFENCE}` and `{PROBE}`"))
         }
     };
+    match made {
+        Ok(made) => Box::into_raw(Box::new(made)).cast_const().cast::<c_void>(),
+        Err(why) => {
+            host::log(LOG_ERROR, &why);
+            ptr::null()
+        }
+    }
+}
+
+unsafe fn probe_config(
+    callbacks: &host::Callbacks,
+    config_envoy: FilterConfigEnvoyPtr,
+    config: &[u8],
+) -> Result<FilterConfig, String> {
+    let probe = ProbeConfig::parse(config).map_err(|why| format!("pathfence-native: {why}"))?;
     let requests = if probe.count_requests {
         let mut id = 0usize;
         let result =
             (callbacks.define_counter)(config_envoy, ModuleBuffer::of(b"requests"), ptr::null_mut(), 0, &mut id);
         if result != METRICS_SUCCESS {
-            host::log(LOG_ERROR, &format!("pathfence-native: cannot define the counter `requests` (result {result})"));
-            return ptr::null();
+            return Err(format!("pathfence-native: cannot define the counter `requests` (result {result})"));
         }
         Some(id)
     } else {
         None
     };
-    Box::into_raw(Box::new(FilterConfig { probe, requests })).cast_const().cast::<c_void>()
+    Ok(FilterConfig::Probe { probe, requests })
 }
 
 /// # Safety
@@ -102,7 +126,10 @@ pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_config_new(
 #[no_mangle]
 pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_config_destroy(config: *const c_void) {
     if !config.is_null() {
-        drop(Box::from_raw(config.cast_mut().cast::<FilterConfig>()));
+        let config = Box::from_raw(config.cast_mut().cast::<FilterConfig>());
+        if let FilterConfig::Fence(fence) = config.as_ref() {
+            fence.gone();
+        }
     }
 }
 
@@ -124,12 +151,18 @@ pub extern "C" fn envoy_dynamic_module_on_http_filter_per_route_config_destroy(_
 #[no_mangle]
 pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_new(
     config: *const c_void,
-    _filter: FilterEnvoyPtr,
+    filter: FilterEnvoyPtr,
 ) -> *const c_void {
-    if config.is_null() {
+    let (Some(callbacks), Some(filter_config)) = (host::callbacks(), config.cast::<FilterConfig>().as_ref()) else {
         return ptr::null();
-    }
-    let stream = Stream { config: config.cast::<FilterConfig>(), path: Vec::new() };
+    };
+    let stream = match filter_config {
+        FilterConfig::Fence(fence_config) => match Fence::of(callbacks, fence_config, filter) {
+            Some(fence) => Stream::Fence(fence.open(filter)),
+            None => return ptr::null(),
+        },
+        FilterConfig::Probe { .. } => Stream::Probe { config: config.cast::<FilterConfig>(), path: Vec::new() },
+    };
     Box::into_raw(Box::new(stream)).cast_const().cast::<c_void>()
 }
 
@@ -145,16 +178,27 @@ pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_request_headers(
     let (Some(callbacks), Some(stream)) = (host::callbacks(), stream.cast_mut().cast::<Stream>().as_mut()) else {
         return CONTINUE;
     };
-    let config = &*stream.config;
+    let (config, kept_path) = match stream {
+        Stream::Fence(stream) => {
+            // The fence is held apart from the stream: the stream may be destroyed while the runtime acts.
+            let fence = Rc::clone(stream.fence());
+            return match fence.on_request(stream, filter) {
+                runtime::Headers::Continue => CONTINUE,
+                runtime::Headers::Stop => STOP_ITERATION,
+            };
+        }
+        Stream::Probe { config, path } => (&**config, path),
+    };
+    let FilterConfig::Probe { probe, requests } = config else { return CONTINUE };
     let mut value = EnvoyBuffer::EMPTY;
     let found =
         (callbacks.get_header)(filter, REQUEST_HEADER, ModuleBuffer::of(b":path"), &mut value, 0, ptr::null_mut());
     let path = if found { value.bytes() } else { &[] };
     std::hint::black_box(path);
-    if let Some(id) = config.requests {
-        (callbacks.increment_counter)(filter, id, ptr::null_mut(), 0, 1);
+    if let Some(id) = requests {
+        (callbacks.increment_counter)(filter, *id, ptr::null_mut(), 0, 1);
     }
-    match config.probe.verdict(path) {
+    match probe.verdict(path) {
         Verdict::Refuse => {
             let mut headers = [ModuleHttpHeader::of(b"x-pathfence-path", b"probe")];
             (callbacks.send_response)(
@@ -168,8 +212,8 @@ pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_request_headers(
             STOP_ITERATION
         }
         Verdict::Pass => {
-            if config.probe.path_header.is_some() {
-                stream.path = path.to_vec();
+            if probe.path_header.is_some() {
+                *kept_path = path.to_vec();
             }
             CONTINUE
         }
@@ -184,16 +228,12 @@ pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_response_headers(
     stream: *const c_void,
     _end_of_stream: bool,
 ) -> FilterStatus {
-    let (Some(callbacks), Some(stream)) = (host::callbacks(), stream.cast::<Stream>().as_ref()) else {
+    let (Some(callbacks), Some(Stream::Probe { config, path })) = (host::callbacks(), stream.cast::<Stream>().as_ref())
+    else {
         return CONTINUE;
     };
-    if let Some(name) = &(*stream.config).probe.path_header {
-        (callbacks.set_header)(
-            filter,
-            RESPONSE_HEADER,
-            ModuleBuffer::of(name.as_bytes()),
-            ModuleBuffer::of(&stream.path),
-        );
+    if let Some(FilterConfig::Probe { probe: ProbeConfig { path_header: Some(name), .. }, .. }) = config.as_ref() {
+        (callbacks.set_header)(filter, RESPONSE_HEADER, ModuleBuffer::of(name.as_bytes()), ModuleBuffer::of(path));
     }
     CONTINUE
 }
@@ -202,8 +242,12 @@ pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_response_headers(
 /// `stream` is a pointer returned by `envoy_dynamic_module_on_http_filter_new`, destroyed once.
 #[no_mangle]
 pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_destroy(stream: *const c_void) {
-    if !stream.is_null() {
-        drop(Box::from_raw(stream.cast_mut().cast::<Stream>()));
+    if stream.is_null() {
+        return;
+    }
+    let stream = Box::from_raw(stream.cast_mut().cast::<Stream>());
+    if let Stream::Fence(stream) = stream.as_ref() {
+        stream.fence().close(stream);
     }
 }
 
@@ -256,12 +300,20 @@ pub extern "C" fn envoy_dynamic_module_on_http_filter_local_reply(
     CONTINUE
 }
 
+/// # Safety
+/// `stream` is a live pointer returned by `envoy_dynamic_module_on_http_filter_new` for `filter` (Envoy calls this
+/// only while the stream is there).
 #[no_mangle]
-pub extern "C" fn envoy_dynamic_module_on_http_filter_scheduled(
-    _filter: FilterEnvoyPtr,
-    _stream: *const c_void,
+pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_scheduled(
+    filter: FilterEnvoyPtr,
+    stream: *const c_void,
     _event_id: u64,
 ) {
+    if let Some(Stream::Fence(stream)) = stream.cast::<Stream>().as_ref() {
+        // Held apart from the stream, which the tick may end.
+        let fence = Rc::clone(stream.fence());
+        fence.on_tick(filter);
+    }
 }
 
 #[no_mangle]

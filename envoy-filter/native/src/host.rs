@@ -4,7 +4,8 @@ use std::ffi::{c_void, CStr};
 use std::sync::OnceLock;
 
 use crate::abi::{
-    DefineCounterFn, GetHeaderFn, IncrementCounterFn, LogFn, LogLevel, ModuleBuffer, SendResponseFn, SetHeaderFn,
+    ChangeGaugeFn, ContinueDecodingFn, DefineCounterFn, DefineGaugeFn, GetHeaderFn, IncrementCounterFn, LogFn,
+    LogLevel, ModuleBuffer, SchedulerCommitFn, SchedulerDeleteFn, SchedulerNewFn, SendResponseFn, SetHeaderFn,
 };
 
 /// Every callback the module uses. Built only when all of them are exported by the process, so that a call
@@ -16,16 +17,30 @@ pub struct Callbacks {
     pub send_response: SendResponseFn,
     pub define_counter: DefineCounterFn,
     pub increment_counter: IncrementCounterFn,
+    pub define_gauge: DefineGaugeFn,
+    pub increment_gauge: ChangeGaugeFn,
+    pub decrement_gauge: ChangeGaugeFn,
+    pub continue_decoding: ContinueDecodingFn,
+    pub scheduler_new: SchedulerNewFn,
+    pub scheduler_commit: SchedulerCommitFn,
+    pub scheduler_delete: SchedulerDeleteFn,
 }
 
 /// The callbacks' symbol names, as the ABI header spells them.
-pub const NAMES: [&CStr; 6] = [
+pub const NAMES: [&CStr; 13] = [
     c"envoy_dynamic_module_callback_log",
     c"envoy_dynamic_module_callback_http_get_header",
     c"envoy_dynamic_module_callback_http_set_header",
     c"envoy_dynamic_module_callback_http_send_response",
     c"envoy_dynamic_module_callback_http_filter_config_define_counter",
     c"envoy_dynamic_module_callback_http_filter_increment_counter",
+    c"envoy_dynamic_module_callback_http_filter_config_define_gauge",
+    c"envoy_dynamic_module_callback_http_filter_increment_gauge",
+    c"envoy_dynamic_module_callback_http_filter_decrement_gauge",
+    c"envoy_dynamic_module_callback_http_filter_continue_decoding",
+    c"envoy_dynamic_module_callback_http_filter_scheduler_new",
+    c"envoy_dynamic_module_callback_http_filter_scheduler_commit",
+    c"envoy_dynamic_module_callback_http_filter_scheduler_delete",
 ];
 
 static CALLBACKS: OnceLock<Callbacks> = OnceLock::new();
@@ -57,6 +72,13 @@ pub fn resolve() -> Result<&'static Callbacks, Vec<&'static str>> {
             send_response: std::mem::transmute::<*mut c_void, SendResponseFn>(found[3]),
             define_counter: std::mem::transmute::<*mut c_void, DefineCounterFn>(found[4]),
             increment_counter: std::mem::transmute::<*mut c_void, IncrementCounterFn>(found[5]),
+            define_gauge: std::mem::transmute::<*mut c_void, DefineGaugeFn>(found[6]),
+            increment_gauge: std::mem::transmute::<*mut c_void, ChangeGaugeFn>(found[7]),
+            decrement_gauge: std::mem::transmute::<*mut c_void, ChangeGaugeFn>(found[8]),
+            continue_decoding: std::mem::transmute::<*mut c_void, ContinueDecodingFn>(found[9]),
+            scheduler_new: std::mem::transmute::<*mut c_void, SchedulerNewFn>(found[10]),
+            scheduler_commit: std::mem::transmute::<*mut c_void, SchedulerCommitFn>(found[11]),
+            scheduler_delete: std::mem::transmute::<*mut c_void, SchedulerDeleteFn>(found[12]),
         }
     };
     Ok(CALLBACKS.get_or_init(|| callbacks))

@@ -92,5 +92,8 @@ fn a_bad_configuration_is_refused_naming_the_field() {
     let log = refused("probe", r#"{"path_header": "X Path"}"#);
     assert!(log.contains("field `path_header`: `X Path` is not a lowercase header name"), "{log}");
     let log = refused("fence", "");
-    assert!(log.contains("pathfence-native: unknown filter_name `fence`: this module has `probe`"), "{log}");
+    assert!(
+        log.contains("pathfence-native: unknown filter_name `fence`: this module has `pathfence` and `probe`"),
+        "{log}"
+    );
 }

@@ -210,6 +210,12 @@ impl<H: Host> Runtime<H> {
         self.pace(proxy, |pacing| pacing.after_event(work));
     }
 
+    /// What the workers' next tick has to do, as far as can be told now (`None` while they are busy): for a binding
+    /// whose tick can stop, so that it knows whether to tick before it does.
+    pub fn tick_work(&self) -> TickWork {
+        self.workers.try_borrow().map(|workers| workers.tick_work()).unwrap_or(TickWork::None)
+    }
+
     fn keep_instance(&self, stream: u32, request: &dyn RequestView) {
         let full = request.path().unwrap_or_default();
         if let Ok(mut instances) = self.instances.try_borrow_mut() {

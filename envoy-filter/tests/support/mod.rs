@@ -1,8 +1,9 @@
 //! Real-Envoy harness shared by the integration tests and the benchmark: finds Envoy and the built filter,
 //! starts Envoy on free loopback ports, runs a loopback upstream with a bounded worker pool, and drives
 //! load on a schedule. Everything here talks to 127.0.0.1 only, and every loop is bounded in count and time.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(dead_code, unused_macros, unused_imports, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -42,6 +43,85 @@ pub fn envoy_bin(test: &str) -> Option<PathBuf> {
     None
 }
 
+/// Which build of the filter Envoy loads: the Wasm module in `envoy.filters.http.wasm`, or the native library in
+/// `envoy.filters.http.dynamic_modules`. One test source runs against both: [`both_builds!`] makes a test of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    Wasm,
+    Native,
+}
+
+thread_local! {
+    static BUILD: Cell<Build> = const { Cell::new(Build::Wasm) };
+}
+
+/// The build the tests on this thread run against.
+pub fn build() -> Build {
+    BUILD.with(Cell::get)
+}
+
+/// Runs `test` against `build`.
+pub fn with_build<T>(build: Build, test: impl FnOnce() -> T) -> T {
+    BUILD.with(|b| b.set(build));
+    test()
+}
+
+impl Build {
+    /// The namespace Envoy puts ahead of the stats a filter defines (and `/stats/prometheus` leaves out).
+    pub fn stat_namespace(self) -> &'static str {
+        match self {
+            Build::Wasm => "wasmcustom.",
+            Build::Native => "dynamicmodulescustom.",
+        }
+    }
+}
+
+/// `fn name() { body }` as two tests, `name::wasm` and `name::native`, each running `body` against its build.
+macro_rules! both_builds {
+    ($(#[$meta:meta])* fn $name:ident() $body:block) => {
+        $(#[$meta])*
+        mod $name {
+            use super::*;
+
+            fn body() $body
+
+            #[test]
+            fn wasm() {
+                with_build(Build::Wasm, body)
+            }
+
+            #[test]
+            fn native() {
+                with_build(Build::Native, body)
+            }
+        }
+    };
+}
+pub(crate) use both_builds;
+
+/// The filter this thread's tests load: [`wasm`] or [`native`], by [`build`].
+pub fn module() -> PathBuf {
+    match build() {
+        Build::Wasm => wasm(),
+        Build::Native => native(),
+    }
+}
+
+/// The native library, built on first use (`native/`, release); `PATHFENCE_TEST_NATIVE` names another to load.
+pub fn native() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            if let Some(library) = std::env::var_os("PATHFENCE_TEST_NATIVE") {
+                eprintln!("testing the library {} (PATHFENCE_TEST_NATIVE)", PathBuf::from(&library).display());
+                return PathBuf::from(library);
+            }
+            cargo_in(&crate_dir().join("native"), &["build", "--release", "--locked", "--lib"]);
+            crate_dir().join("native/target/release/libpathfence_native.so")
+        })
+        .clone()
+}
+
 /// The module Envoy loads: the release build, trimmed of the callbacks the filter does not implement, as the
 /// Maven build makes it; built on first use so that `cargo test` alone also works. `PATHFENCE_TEST_WASM` names
 /// another module to load instead, such as an earlier build, to check that a test fails on it.
@@ -63,8 +143,12 @@ pub fn wasm() -> PathBuf {
 }
 
 fn cargo(args: &[&str]) {
+    cargo_in(&crate_dir(), args);
+}
+
+fn cargo_in(dir: &Path, args: &[&str]) {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let status = Command::new(cargo).args(args).current_dir(crate_dir()).status().expect("cargo runs");
+    let status = Command::new(cargo).args(args).current_dir(dir).status().expect("cargo runs");
     assert!(status.success(), "cargo {} failed", args.join(" "));
 }
 
@@ -83,6 +167,15 @@ fn scratch_dir() -> PathBuf {
     dir
 }
 
+/// Where Envoy looks for a native library by name: the folder of the one the tests build, or of the one
+/// `PATHFENCE_TEST_NATIVE` names.
+fn native_dir() -> PathBuf {
+    match std::env::var_os("PATHFENCE_TEST_NATIVE") {
+        Some(library) => PathBuf::from(library).parent().map(Path::to_path_buf).unwrap_or_default(),
+        None => crate_dir().join("native/target/release"),
+    }
+}
+
 pub struct Envoy {
     child: Child,
     pub port: u16,
@@ -90,31 +183,64 @@ pub struct Envoy {
     pub log: PathBuf,
 }
 
+/// The filter block for `module` (a `.so` is the native build, anything else the Wasm one) with configuration `config`: the same JSON configuration,
+/// as a `StringValue`, in both. The native library is found by name in `ENVOY_DYNAMIC_MODULES_SEARCH_PATH`, which
+/// [`Envoy::launch`] sets to its folder.
+pub fn filter_block(module: &Path, config: &str) -> serde_json::Value {
+    match module.extension().and_then(|e| e.to_str()) {
+        Some("so") => serde_json::json!({
+            "name": "envoy.filters.http.dynamic_modules",
+            "typed_config": {
+                "@type": "type.googleapis.com/envoy.extensions.filters.http.dynamic_modules.v3.DynamicModuleFilter",
+                "dynamic_module_config": {"name": library_name(module), "do_not_close": true},
+                "filter_name": "pathfence",
+                "filter_config": {"@type": "type.googleapis.com/google.protobuf.StringValue", "value": config}
+            }
+        }),
+        _ => wasm_filter(module, config),
+    }
+}
+
+/// `pathfence_native` for `.../libpathfence_native.so`.
+fn library_name(library: &Path) -> String {
+    let stem = library.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    stem.strip_prefix("lib").unwrap_or(&stem).to_string()
+}
+
 /// The listener: everything routed to the upstream (no route timeout, like Istio's inbound routes), through the
 /// filter if `filter` is set.
 fn listener(port: u16, filter: Option<(&Path, &str)>) -> serde_json::Value {
     let mut http_filters = Vec::new();
-    if let Some((wasm, config)) = filter {
-        http_filters.push(serde_json::json!({
-            "name": "envoy.filters.http.wasm",
-            "typed_config": {
-                "@type": "type.googleapis.com/envoy.extensions.filters.http.wasm.v3.Wasm",
-                "config": {
-                    "name": "pathfence",
-                    "root_id": "pathfence",
-                    "vm_config": {
-                        "vm_id": "pathfence",
-                        "runtime": "envoy.wasm.runtime.v8",
-                        "code": {"local": {"filename": wasm.display().to_string()}}
-                    },
-                    "configuration": {
-                        "@type": "type.googleapis.com/google.protobuf.StringValue",
-                        "value": config
-                    }
+    if let Some((module, config)) = filter {
+        http_filters.push(filter_block(module, config));
+    }
+    listener_with(port, http_filters)
+}
+
+fn wasm_filter(wasm: &Path, config: &str) -> serde_json::Value {
+    serde_json::json!({
+        "name": "envoy.filters.http.wasm",
+        "typed_config": {
+            "@type": "type.googleapis.com/envoy.extensions.filters.http.wasm.v3.Wasm",
+            "config": {
+                "name": "pathfence",
+                "root_id": "pathfence",
+                "vm_config": {
+                    "vm_id": "pathfence",
+                    "runtime": "envoy.wasm.runtime.v8",
+                    "code": {"local": {"filename": wasm.display().to_string()}}
+                },
+                "configuration": {
+                    "@type": "type.googleapis.com/google.protobuf.StringValue",
+                    "value": config
                 }
             }
-        }));
-    }
+        }
+    })
+}
+
+/// The listener with `http_filters` ahead of the router.
+pub fn listener_with(port: u16, mut http_filters: Vec<serde_json::Value>) -> serde_json::Value {
     http_filters.push(serde_json::json!({
         "name": "envoy.filters.http.router",
         "typed_config": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}
@@ -167,7 +293,7 @@ pub fn stats_config() -> serde_json::Value {
     ]})
 }
 
-/// The name `/stats` shows for a stat of path `path`: `wasmcustom.`, the tags in Istio's form, and the name Prometheus
+/// The name `/stats` shows for a stat of path `path`: the build's namespace (`wasmcustom.`), the tags in Istio's form, and the name Prometheus
 /// shows (the starter's). `kind` is `active`, `queued`, `granted`, `paused`, `rejected_queue_full` or
 /// `rejected_timeout`.
 pub fn stat(path: &str, kind: &str) -> String {
@@ -180,9 +306,24 @@ pub fn stat(path: &str, kind: &str) -> String {
         "rejected_timeout" => (Some("timeout"), "pathfence_path_rejected_total"),
         _ => panic!("no stat {kind}"),
     };
+    let namespace = build().stat_namespace();
     match reason {
-        Some(reason) => format!("wasmcustom.path=.={path};.;reason=.={reason};.;{name}"),
-        None => format!("wasmcustom.path=.={path};.;{name}"),
+        Some(reason) => format!("{namespace}path=.={path};.;reason=.={reason};.;{name}"),
+        None => format!("{namespace}path=.={path};.;{name}"),
+    }
+}
+
+/// The name `/stats/prometheus` shows for the contract's metric `name`. Envoy 1.40 prints the stats of a namespace
+/// registered as custom without its namespace and without its own `envoy_` prefix: the Wasm extension registers
+/// `wasmcustom`, so the Wasm build's stats show as the starter's meters. Envoy 1.40's dynamic modules register
+/// none (not `dynamicmodulescustom`, nor a `metrics_namespace` set in the module's configuration), so the native
+/// build's show as `envoy_dynamicmodulescustom_<name>`, with the same labels; the README gives the Prometheus
+/// relabelling that restores the contract's names. The native tests read that name, so that a change on Envoy's side
+/// shows as a failure here.
+pub fn prometheus_name(name: &str) -> String {
+    match build() {
+        Build::Wasm => name.to_string(),
+        Build::Native => format!("envoy_dynamicmodulescustom_{name}"),
     }
 }
 
@@ -247,8 +388,8 @@ fn listener_resources(port: u16, filter: (&Path, &str)) -> String {
 impl Envoy {
     /// Starts Envoy with `--concurrency 2`; `Err` carries its log if it exits or is not ready within 30 s.
     pub fn start(bin: &Path, upstream: u16, filter: Option<&str>) -> Result<Envoy, String> {
-        let wasm = wasm();
-        Envoy::start_with(bin, upstream, filter.map(|f| (wasm.as_path(), f)))
+        let module = module();
+        Envoy::start_with(bin, upstream, filter.map(|f| (module.as_path(), f)))
     }
 
     /// Starts Envoy with the given module and filter configuration, if any.
@@ -259,8 +400,12 @@ impl Envoy {
     }
 
     /// Starts Envoy with the filter and the given `failure_policy` of the Wasm plugin (`FAIL_CLOSED`, Envoy's
-    /// default, or `FAIL_OPEN`): what Envoy does with the streams of a VM that failed.
+    /// default, or `FAIL_OPEN`): what Envoy does with the streams of a VM that failed. A dynamic module has no VM
+    /// that can fail apart from Envoy, and no such policy: the native build starts as [`Envoy::start`] does.
     pub fn start_with_policy(bin: &Path, upstream: u16, filter: &str, failure_policy: &str) -> Result<Envoy, String> {
+        if build() == Build::Native {
+            return Envoy::start(bin, upstream, Some(filter));
+        }
         let dir = scratch_dir();
         let (port, admin_port) = (free_port(), free_port());
         let wasm = wasm();
@@ -287,7 +432,7 @@ impl Envoy {
         // A folder of its own: Envoy watches it, and the log is written next door.
         let lds = dir.join("lds").join("listeners.json");
         std::fs::create_dir_all(dir.join("lds")).unwrap();
-        std::fs::write(&lds, listener_resources(port, (wasm().as_path(), filter))).unwrap();
+        std::fs::write(&lds, listener_resources(port, (module().as_path(), filter))).unwrap();
         Envoy::launch(bin, &dir, port, admin_port, reloadable_bootstrap(admin_port, upstream, &lds))
     }
 
@@ -300,7 +445,7 @@ impl Envoy {
         let modified = |e: &Envoy| e.stats("listener_manager.listener_modified").values().sum::<i64>();
         let before = modified(self);
         let staged = dir.join("listeners.next");
-        std::fs::write(&staged, listener_resources(self.port, (wasm().as_path(), filter))).unwrap();
+        std::fs::write(&staged, listener_resources(self.port, (module().as_path(), filter))).unwrap();
         std::fs::rename(&staged, dir.join("listeners.json")).unwrap();
         if eventually(Duration::from_secs(10), || modified(self) > before) {
             Ok(())
@@ -313,7 +458,9 @@ impl Envoy {
         let config_path = dir.join("envoy.json");
         std::fs::write(&config_path, config).unwrap();
         let log = dir.join("envoy.log");
+        let native = native_dir();
         let child = Command::new(bin)
+            .env("ENVOY_DYNAMIC_MODULES_SEARCH_PATH", native)
             .arg("-c")
             .arg(&config_path)
             .args(["--concurrency", "2", "--disable-hot-restart", "-l", "info", "--drain-time-s", "1"])
@@ -402,12 +549,13 @@ impl Envoy {
         get(self.admin_port, "/stats/prometheus", Duration::from_secs(5)).unwrap().body
     }
 
-    /// The `/stats/prometheus` samples of metric `name` (`pathfence_path_active`), as labels -> value, the labels
-    /// as printed (`path="a",reason="timeout"`).
+    /// The `/stats/prometheus` samples of metric `name` (`pathfence_path_active`) under this build's
+    /// [`prometheus_name`], as labels -> value, the labels as printed (`path="a",reason="timeout"`).
     pub fn prometheus_samples(&self, name: &str) -> HashMap<String, i64> {
+        let name = prometheus_name(name);
         self.prometheus()
             .lines()
-            .filter_map(|line| line.strip_prefix(name)?.strip_prefix('{'))
+            .filter_map(|line| line.strip_prefix(name.as_str())?.strip_prefix('{'))
             .filter_map(|rest| rest.split_once("} "))
             .filter_map(|(labels, value)| Some((labels.to_string(), value.trim().parse::<f64>().ok()? as i64)))
             .collect()
