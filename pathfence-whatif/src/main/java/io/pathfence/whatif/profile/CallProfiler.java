@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -30,7 +31,11 @@ import io.pathfence.whatif.CallProfile;
  */
 public final class CallProfiler {
 
-	private static final Duration SCRAPE_TIMEOUT = Duration.ofSeconds(5);
+	/**
+	 * How long a service may take to answer a scrape: a stopped or overwhelmed service
+	 * fails the run instead of holding it up.
+	 */
+	static final Duration SCRAPE_TIMEOUT = Duration.ofSeconds(5);
 
 	private final Map<String, URI> metrics;
 
@@ -42,17 +47,20 @@ public final class CallProfiler {
 
 	private final HttpClient http;
 
+	private final Duration scrapeTimeout;
+
 	private final Map<String, Long> servedAtStart;
 
 	private final Duration cpuAtStart;
 
-	private CallProfiler(Map<String, URI> metrics, String target, long targetPid, ProcessGroupCpu cpu, HttpClient http)
-			throws IOException {
+	private CallProfiler(Map<String, URI> metrics, String target, long targetPid, ProcessGroupCpu cpu,
+			Duration scrapeTimeout) throws IOException {
 		this.metrics = metrics;
 		this.target = target;
 		this.targetPid = targetPid;
 		this.cpu = cpu;
-		this.http = http;
+		this.scrapeTimeout = scrapeTimeout;
+		this.http = HttpClient.newBuilder().connectTimeout(scrapeTimeout).build();
 		this.cpuAtStart = cpu.used(targetPid);
 		this.servedAtStart = served();
 	}
@@ -65,23 +73,23 @@ public final class CallProfiler {
 	 * @param targetPid the target's process (the pause agent's child, which leads its
 	 * process group)
 	 * @return the run, with its starting counts read
-	 * @throws IOException if a service's metrics or the target's CPU time cannot be read
+	 * @throws IOException if a service's metrics or the target's CPU time cannot be read;
+	 * a service that does not answer within {@link #SCRAPE_TIMEOUT} is named
 	 * @throws IllegalArgumentException if the target has no metrics endpoint, or a
 	 * service does not export its served calls
 	 */
 	public static CallProfiler start(Map<String, URI> metrics, String target, long targetPid) throws IOException {
-		return start(metrics, target, targetPid, new ProcessGroupCpu());
+		return start(metrics, target, targetPid, new ProcessGroupCpu(), SCRAPE_TIMEOUT);
 	}
 
-	static CallProfiler start(Map<String, URI> metrics, String target, long targetPid, ProcessGroupCpu cpu)
-			throws IOException {
+	static CallProfiler start(Map<String, URI> metrics, String target, long targetPid, ProcessGroupCpu cpu,
+			Duration scrapeTimeout) throws IOException {
 		Objects.requireNonNull(target, "target");
 		if (!metrics.containsKey(target)) {
 			throw new IllegalArgumentException("the target '" + target + "' is not among the services profiled "
 					+ metrics.keySet() + ": give its metrics endpoint too");
 		}
-		HttpClient http = HttpClient.newBuilder().connectTimeout(SCRAPE_TIMEOUT).build();
-		return new CallProfiler(new LinkedHashMap<>(metrics), target, targetPid, cpu, http);
+		return new CallProfiler(new LinkedHashMap<>(metrics), target, targetPid, cpu, scrapeTimeout);
 	}
 
 	/**
@@ -110,8 +118,16 @@ public final class CallProfiler {
 	private Map<String, Long> served() throws IOException {
 		Map<String, Long> served = new LinkedHashMap<>();
 		for (Map.Entry<String, URI> service : this.metrics.entrySet()) {
+			String text;
 			try {
-				served.put(service.getKey(), ServedCalls.in(scrape(service.getValue())));
+				text = scrape(service.getValue());
+			}
+			catch (IOException ex) {
+				throw new IOException(service.getKey() + "'s metrics (" + service.getValue() + ") could not be read: "
+						+ ex.getMessage(), ex);
+			}
+			try {
+				served.put(service.getKey(), ServedCalls.in(text));
 			}
 			catch (IllegalArgumentException ex) {
 				throw new IllegalArgumentException(
@@ -122,17 +138,20 @@ public final class CallProfiler {
 	}
 
 	private String scrape(URI uri) throws IOException {
-		HttpRequest request = HttpRequest.newBuilder(uri).timeout(SCRAPE_TIMEOUT).GET().build();
+		HttpRequest request = HttpRequest.newBuilder(uri).timeout(this.scrapeTimeout).GET().build();
 		try {
 			HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
 			if (response.statusCode() != 200) {
-				throw new IOException(uri + " answered " + response.statusCode() + ", not the service's metrics");
+				throw new IOException("it answered " + response.statusCode() + ", not the service's metrics");
 			}
 			return response.body();
 		}
+		catch (HttpTimeoutException ex) {
+			throw new IOException("no answer within " + this.scrapeTimeout.toMillis() + " ms", ex);
+		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new IOException("interrupted while reading " + uri, ex);
+			throw new IOException("interrupted", ex);
 		}
 	}
 

@@ -6,12 +6,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.pathfence.whatif.agent.AgentBinary;
+import io.pathfence.whatif.agent.PauseAgentClient;
 import io.pathfence.whatif.agent.PauseAgentProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,6 +26,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * A profiling run of two real services: payment, a Spring Boot JVM of its own under the
@@ -160,11 +165,60 @@ class CallProfilerTests {
 	}
 
 	@Test
+	void aServiceThatDoesNotAnswerAScrapeInTimeIsNamed() throws Exception {
+		Map<String, URI> metrics = Map.of("front-end", frontUri.resolve("/actuator/prometheus"), "payment",
+				paymentUri.resolve("/actuator/prometheus"));
+		Duration timeout = Duration.ofMillis(500);
+		// The control: the same scrapes, payment running, are answered in time.
+		CallProfiler.start(metrics, "payment", payment.childPid(), new ProcessGroupCpu(), timeout);
+
+		// Payment stopped by its agent for far longer than a scrape may take (within the
+		// agent's limit on a pause); the pause ends when its connection closes.
+		Throwable thrown;
+		AtomicReference<IOException> refused = new AtomicReference<>();
+		try (PauseAgentClient agent = payment.connect()) {
+			Thread pause = new Thread(() -> {
+				try {
+					agent.pause(1, Duration.ofSeconds(8).toNanos());
+				}
+				catch (IOException ex) {
+					// ended by the close below, or refused
+					refused.set(ex);
+				}
+			});
+			pause.setDaemon(true);
+			pause.start();
+			awaitStopped(payment.childPid(), refused);
+			thrown = catchThrowable(
+					() -> CallProfiler.start(metrics, "payment", payment.childPid(), new ProcessGroupCpu(), timeout));
+			agent.close();
+			pause.join(5_000);
+		}
+
+		assertThat(thrown).isInstanceOf(IOException.class)
+			.hasMessageStartingWith("payment's metrics (" + paymentUri.resolve("/actuator/prometheus") + ")")
+			.hasMessageContaining("no answer within 500 ms");
+		assertThat(get(paymentUri, "/actuator/health")).as("continued once the pause's connection closed")
+			.isEqualTo(200);
+	}
+
+	private static void awaitStopped(long pid, AtomicReference<IOException> refused) throws Exception {
+		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+		while (System.nanoTime() < deadline && refused.get() == null) {
+			String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+			if (stat.substring(stat.lastIndexOf(')') + 2).startsWith("T")) {
+				return;
+			}
+			Thread.sleep(10);
+		}
+		throw new IllegalStateException(pid + " was not stopped within 5 s", refused.get());
+	}
+
+	@Test
 	void aTargetThatHasExitedIsRefused() throws Exception {
 		Process gone = new ProcessBuilder("true").start();
 		gone.waitFor();
-		assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> new ProcessGroupCpu().used(gone.pid())))
-			.isInstanceOf(IOException.class)
+		assertThat(catchThrowable(() -> new ProcessGroupCpu().used(gone.pid()))).isInstanceOf(IOException.class)
 			.hasMessageContaining("no process of group " + gone.pid());
 	}
 

@@ -16,8 +16,9 @@ import io.pathfence.whatif.agent.PauseAgentProcess;
 /**
  * Starts each service under its own pause agent (control port on loopback), pinned to its
  * CPUs, and with the target's simulated CPU time per call overridden when the ground
- * truth asks for a faster target. The agent is the service's parent and the process the
- * cluster ends: ending it continues the service's group and passes the end on.
+ * truth asks for a faster target, and its threads when the run gives others. The agent is
+ * the service's parent and the process the cluster ends: ending it continues the
+ * service's group and passes the end on.
  */
 final class AgentLauncher implements Cluster.Launcher {
 
@@ -45,8 +46,12 @@ final class AgentLauncher implements Cluster.Launcher {
 	/** Simulated CPU time per call where it differs from the topology's. */
 	private final Map<String, Duration> cpuTimes = new ConcurrentHashMap<>();
 
-	AgentLauncher(Path agent, List<String> agentOptions, Pinning pinning, String target,
-			Map<String, Duration> cpuTimes) {
+	/** Tomcat threads where the run asks for other than the topology's. */
+	private final Map<String, Integer> threads;
+
+	AgentLauncher(Path agent, List<String> agentOptions, Pinning pinning, String target, Map<String, Duration> cpuTimes,
+			Map<String, Integer> threads) {
+		this.threads = Map.copyOf(threads);
 		this.agent = agent;
 		this.agentOptions = List.copyOf(agentOptions);
 		this.pinning = pinning;
@@ -69,6 +74,11 @@ final class AgentLauncher implements Cluster.Launcher {
 		if (cpuTime != null) {
 			// Spring Boot gives the command line precedence over the topology's defaults.
 			line.add("--demo.cpu-time=" + cpuTime.toNanos() + "ns");
+		}
+		Integer threadsOf = this.threads.get(service);
+		if (threadsOf != null) {
+			line.add("--server.tomcat.threads.max=" + threadsOf);
+			line.add("--server.tomcat.threads.min-spare=" + threadsOf);
 		}
 		PauseAgentProcess process;
 		try {

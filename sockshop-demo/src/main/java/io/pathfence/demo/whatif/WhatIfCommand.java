@@ -27,10 +27,10 @@ import io.pathfence.demo.topology.Topology;
  * would the shop's throughput be if the target needed that much less CPU per call? Runs
  * the shop under pause agents, pinned, and answers with Slowpoke's model from the
  * throughput measured under coordinated pauses of every other service; with
- * {@code --validate}, also with the target really made that much faster. Bad input, and
- * what makes the run impossible (no CPU of its own for the target, no agent, a load that
- * does not saturate), is one line and exit code 2; every service is continued and ended
- * on any exit.
+ * {@code --validate}, also with the target really made that much faster. Bad input, what
+ * makes the run impossible (no CPU of its own for the target, no agent, a load that does
+ * not saturate) and what fails under way (a pause, a scrape of a service's metrics) is
+ * one line and exit code 2; every service is continued and ended on any exit.
  */
 @Command(name = "whatif", mixinStandardHelpOptions = true, sortOptions = false,
 		description = "Predicts the shop's throughput if one service needed less CPU time per call, by pausing every "
@@ -65,13 +65,24 @@ public final class WhatIfCommand implements Callable<Integer> {
 					+ "topology's).")
 	Map<String, Duration> cpuTimes = new LinkedHashMap<>();
 
+	@Option(names = "--threads",
+			description = "A service's Tomcat threads in this run, e.g. --threads orders=64 (default: the "
+					+ "topology's).")
+	Map<String, Integer> threads = new LinkedHashMap<>();
+
 	@Option(names = "--users", defaultValue = "256",
 			description = "Users of the closed-loop load, enough to saturate the shop (default: ${DEFAULT-VALUE}).")
 	int users;
 
-	@Option(names = "--warm-up", defaultValue = "8s", converter = DurationConverter.class,
-			description = "Unmeasured load after each start (default: ${DEFAULT-VALUE}).")
+	@Option(names = "--warm-up", defaultValue = "40s", converter = DurationConverter.class,
+			description = "Unmeasured load once the shop has started: every service's JIT must be done before the "
+					+ "first measured run (default: ${DEFAULT-VALUE}).")
 	Duration warmUp;
+
+	@Option(names = "--restart-warm-up", defaultValue = "20s", converter = DurationConverter.class,
+			description = "Unmeasured load after the target alone is restarted for a ground truth "
+					+ "(default: ${DEFAULT-VALUE}).")
+	Duration restartWarmUp;
 
 	@Option(names = "--profile", defaultValue = "15s", converter = DurationConverter.class,
 			description = "The profiling run (default: ${DEFAULT-VALUE}).")
@@ -105,14 +116,22 @@ public final class WhatIfCommand implements Callable<Integer> {
 	 */
 	public static CommandLine commandLine() {
 		CommandLine commandLine = RunCommand.withOneLineUsageErrors(new WhatIfCommand());
-		commandLine.setExecutionExceptionHandler((ex, commandLine1, parseResult) -> {
-			if (ex instanceof WhatIfRefusal || ex instanceof AgentLauncher.NoAgentException) {
-				commandLine1.getErr().println("whatif: " + ex.getMessage());
-				return CommandLine.ExitCode.USAGE;
-			}
-			throw ex;
-		});
+		commandLine.setExecutionExceptionHandler((ex, commandLine1, parseResult) -> oneLine(ex, commandLine1));
 		return commandLine;
+	}
+
+	/**
+	 * What the run found it cannot do, or what failed under way, as one line on stderr
+	 * and exit code 2; anything else is a bug and keeps its stack trace. By the time the
+	 * exception gets here, the cluster has ended every service, continued first.
+	 */
+	static int oneLine(Exception ex, CommandLine commandLine) throws Exception {
+		if (ex instanceof WhatIfRefusal || ex instanceof WhatIfFailure
+				|| ex instanceof AgentLauncher.NoAgentException) {
+			commandLine.getErr().println("whatif: " + ex.getMessage());
+			return CommandLine.ExitCode.USAGE;
+		}
+		throw ex;
 	}
 
 	@Override
@@ -145,7 +164,17 @@ public final class WhatIfCommand implements Callable<Integer> {
 			}
 			positive("--cpu-time " + cpuTime.getKey(), cpuTime.getValue());
 		}
+		for (Map.Entry<String, Integer> threadsOf : this.threads.entrySet()) {
+			if (!topology.services().containsKey(threadsOf.getKey())) {
+				throw usage("--threads " + threadsOf.getKey() + ": no such service in " + topology.name() + "; one of "
+						+ topology.services().keySet());
+			}
+			if (threadsOf.getValue() < 1) {
+				throw usage("--threads " + threadsOf.getKey() + " must be at least 1, not " + threadsOf.getValue());
+			}
+		}
 		positive("--warm-up", this.warmUp);
+		positive("--restart-warm-up", this.restartWarmUp);
 		positive("--profile", this.profile);
 		positive("--measure", this.measure);
 		Path agent = agent();
@@ -168,9 +197,9 @@ public final class WhatIfCommand implements Callable<Integer> {
 		Settings settings = Settings.defaults(this.app, topology, jarFile, folder);
 		Duration baseCpuTime = this.cpuTimes.getOrDefault(this.target, topology.service(this.target).cpuTime());
 		WhatIfOptions options = new WhatIfOptions(this.target, reductions, this.validate, this.repetitions, this.users,
-				this.warmUp, this.profile, this.measure, this.batch, baseCpuTime);
+				this.warmUp, this.restartWarmUp, this.profile, this.measure, this.batch, baseCpuTime);
 		AgentLauncher launcher = new AgentLauncher(agent.toAbsolutePath(), this.pauseAgentOptions, pinning, this.target,
-				this.cpuTimes);
+				this.cpuTimes, this.threads);
 		System.out.printf(
 				"%s: what if %s needed %s less CPU per call? Every service under a pause agent, %s alone on "
 						+ "CPU %s, the others and the load on CPU %s; results in %s%n",

@@ -11,14 +11,15 @@ import java.util.List;
  * @param validate whether to measure the ground truth too
  * @param repetitions how many times to measure each
  * @param users the closed loop's users, enough to saturate the shop
- * @param warmUp unmeasured load after each (re)start
+ * @param warmUp unmeasured load once the shop has started
+ * @param restartWarmUp unmeasured load after the target alone is restarted
  * @param profile the profiling run's length
  * @param measure each measured run's length
  * @param batch the target calls per round, or 0 for rounds of about 25 ms
  * @param baseCpuTime the target's simulated CPU time per call as the run starts
  */
 record WhatIfOptions(String target, List<Double> reductions, boolean validate, int repetitions, int users,
-		Duration warmUp, Duration profile, Duration measure, long batch, Duration baseCpuTime) {
+		Duration warmUp, Duration restartWarmUp, Duration profile, Duration measure, long batch, Duration baseCpuTime) {
 
 	WhatIfOptions {
 		reductions = List.copyOf(reductions);

@@ -52,6 +52,14 @@ final class WhatIfReport {
 			.forEach((repetition, throughput) -> baselines
 				.append(String.format(Locale.ROOT, " %.1f req/s (rep %d)", throughput, repetition)));
 		lines.add(baselines.toString());
+		if (!result.pausesOfZero().isEmpty()) {
+			StringBuilder zero = new StringBuilder("pauses of 0 (the mechanism's own cost), against the baseline:");
+			result.pausesOfZero()
+				.forEach((repetition, throughput) -> zero
+					.append(String.format(Locale.ROOT, " %.1f req/s %+.1f %% (rep %d)", throughput,
+							(throughput / result.baselines().get(repetition) - 1) * 100, repetition)));
+			lines.add(zero.toString());
+		}
 		List<Accuracy.Comparison> comparisons = comparisons(result);
 		if (!comparisons.isEmpty()) {
 			Accuracy accuracy = Accuracy.of(comparisons);
@@ -66,6 +74,13 @@ final class WhatIfReport {
 		StringBuilder csv = new StringBuilder(
 				"target,reduction,repetition,batch_calls,round_pause_ms,baseline_rps,with_pauses_rps,predicted_rps,"
 						+ "ground_truth_rps,error\n");
+		// The pauses of 0 are a row of reduction 0 whose ground truth is the baseline.
+		result.pausesOfZero()
+			.forEach((repetition,
+					throughput) -> csv.append(String.format(Locale.ROOT,
+							"%s,0.0000,%d,,0.000,%.2f,%.2f,%.2f,%.2f,%.4f%n", result.target(), repetition,
+							result.baselines().get(repetition), throughput, throughput,
+							result.baselines().get(repetition), throughput / result.baselines().get(repetition) - 1)));
 		for (WhatIfResult.Row row : result.rows()) {
 			csv.append(String.format(Locale.ROOT, "%s,%.4f,%d,%d,%.3f,%.2f,%.2f,%s,%s,%s%n", result.target(),
 					row.reduction(), row.repetition(), row.batch(), row.roundPauseMillis(),

@@ -26,6 +26,8 @@ final class WhatIfResult {
 
 	private final Map<Integer, Double> baselines = new LinkedHashMap<>();
 
+	private final Map<Integer, Double> pausesOfZero = new LinkedHashMap<>();
+
 	private final List<Row> rows = new ArrayList<>();
 
 	WhatIfResult(String target, CallProfile profile, Duration cpuPerCall, double cores) {
@@ -63,6 +65,14 @@ final class WhatIfResult {
 		this.baselines.put(repetition, throughput);
 	}
 
+	/**
+	 * The throughput under the rounds of the smallest reduction with every pause 0: the
+	 * mechanism's own cost, which the baseline of the same repetition is the truth for.
+	 */
+	void pausesOfZero(int repetition, double throughput) {
+		this.pausesOfZero.put(repetition, throughput);
+	}
+
 	void slowed(int repetition, double reduction, SlowdownPlan plan, double withPauses, double predicted) {
 		this.rows.add(new Row(reduction, repetition, plan.batch(), plan.roundPauseNanos() / 1e6, withPauses, predicted,
 				Double.NaN));
@@ -96,6 +106,10 @@ final class WhatIfResult {
 
 	Map<Integer, Double> baselines() {
 		return this.baselines;
+	}
+
+	Map<Integer, Double> pausesOfZero() {
+		return this.pausesOfZero;
 	}
 
 	List<Row> rows() {

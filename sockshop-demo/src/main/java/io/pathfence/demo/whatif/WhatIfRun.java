@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -39,8 +40,8 @@ import io.pathfence.whatif.rounds.ServicePauses;
 final class WhatIfRun {
 
 	/**
-	 * More users than the saturating load's half may add this much throughput and the
-	 * load still counts as saturating: beyond it, the closed loop still waits on itself.
+	 * The most users may get this much more, or less, throughput than half of them and
+	 * the load still counts as saturating, the shop as steady.
 	 */
 	static final double SATURATION_GAIN = 0.15;
 
@@ -87,7 +88,17 @@ final class WhatIfRun {
 			load.run(mix, users, Duration.ZERO, this.options.warmUp(), SEED, (request, ok) -> {
 			});
 
-			// The profiling run is also the saturating load's throughput.
+			// Saturation: fewer users first, so that a shop still warming up favours the
+			// most users and cannot pass for saturated. The profiling run is the last
+			// count's run.
+			Set<Integer> counts = new TreeSet<>(List.of(Math.max(1, users / 4), Math.max(1, users / 2)));
+			Map<Integer, Double> curve = new LinkedHashMap<>();
+			for (int count : counts) {
+				curve.put(count, load
+					.run(mix, count, Duration.ofSeconds(1), this.options.measure(), SEED + count, (request, ok) -> {
+					})
+					.okPerSecond());
+			}
 			Map<String, URI> metrics = new LinkedHashMap<>();
 			this.topology.services()
 				.keySet()
@@ -95,7 +106,13 @@ final class WhatIfRun {
 						URI.create(cluster.baseUrl(service) + "/actuator/prometheus")));
 			AtomicLong completed = new AtomicLong();
 			AtomicLong completedThroughTarget = new AtomicLong();
-			CallProfiler profiler = CallProfiler.start(metrics, target, this.launcher.servicePid(target));
+			CallProfiler profiler;
+			try {
+				profiler = CallProfiler.start(metrics, target, this.launcher.servicePid(target));
+			}
+			catch (IOException ex) {
+				throw profilingFailed(ex);
+			}
 			Throughput full = load.run(mix, users, Duration.ZERO, this.options.profile(), SEED + 2, (request, ok) -> {
 				if (ok) {
 					completed.incrementAndGet();
@@ -111,25 +128,19 @@ final class WhatIfRun {
 			catch (IllegalArgumentException ex) {
 				throw new WhatIfRefusal("the profiling run measured nothing: " + ex.getMessage());
 			}
-			// Half the users after the full load, so that a system still warming up
-			// favours
-			// the half and cannot pass for saturated.
-			int half = Math.max(1, users / 2);
-			Throughput halfLoad = load.run(mix, half, Duration.ofSeconds(1), this.options.measure(), SEED + 1,
-					(request, ok) -> {
-					});
-			checkSaturated(half, halfLoad, users, full);
+			catch (IOException ex) {
+				throw profilingFailed(ex);
+			}
+			curve.put(users, full.okPerSecond());
+			checkSaturated(curve);
 			CallProfile profile = profiled.profile();
 			// The rounds count the target's calls from the requests that reach it as they
 			// complete: this many calls each, as the profiling run measured.
 			double targetCallsPerRequest = (double) profiled.servedCalls().get(target)
 					/ Math.max(1, completedThroughTarget.get());
 			Duration cpuPerCall = profiled.targetCpuPerCall();
-			this.out.printf(
-					"profile: %s; %s's CPU per call %.2f ms on %s core(s); saturating load %.1f req/s "
-							+ "(%d users; %.1f req/s with %d)%n",
-					describe(profile), target, cpuPerCall.toNanos() / 1e6, format(cores), full.okPerSecond(), users,
-					halfLoad.okPerSecond(), half);
+			this.out.printf("profile: %s; %s's CPU per call %.2f ms on %s core(s); saturating load %s%n",
+					describe(profile), target, cpuPerCall.toNanos() / 1e6, format(cores), describe(curve));
 			checkValidatable(cpuPerCall);
 
 			WhatIfResult result = new WhatIfResult(target, profile, cpuPerCall, cores);
@@ -138,12 +149,25 @@ final class WhatIfRun {
 					this.launcher.cpuTime(target, this.options.baseCpuTime());
 					cluster.restart(target);
 					checkStillPinned();
-					load.run(mix, users, Duration.ZERO, this.options.warmUp(), SEED, (request, ok) -> {
+					load.run(mix, users, Duration.ZERO, this.options.restartWarmUp(), SEED, (request, ok) -> {
 					});
 				}
 				Throughput baseline = measure(load, mix, null, 0, throughTarget, repetition);
 				result.baseline(repetition, baseline.okPerSecond());
 				this.out.printf("repetition %d: baseline %.1f req/s%n", repetition, baseline.okPerSecond());
+				if (this.options.validate()) {
+					// The rounds of the smallest reduction, each pause 0: what stopping
+					// and
+					// continuing costs by itself, against the baseline just measured.
+					SlowdownPlan smallest = plan(profile,
+							this.options.reductions().stream().min(Double::compare).orElseThrow(), cpuPerCall, cores);
+					SlowdownPlan none = SlowdownPlan.of(profile, new Optimization(target, 0, cpuPerCall, cores),
+							smallest.batch());
+					Throughput zero = measure(load, mix, none, targetCallsPerRequest, throughTarget, repetition);
+					result.pausesOfZero(repetition, zero.okPerSecond());
+					this.out.printf("  pauses of 0 (B = %d calls): %.1f req/s, %+.1f %% from the baseline%n",
+							none.batch(), zero.okPerSecond(), (zero.okPerSecond() / baseline.okPerSecond() - 1) * 100);
+				}
 				for (double reduction : this.options.reductions()) {
 					SlowdownPlan plan = plan(profile, reduction, cpuPerCall, cores);
 					Throughput slowed = measure(load, mix, plan, targetCallsPerRequest, throughTarget, repetition);
@@ -162,7 +186,7 @@ final class WhatIfRun {
 						this.launcher.cpuTime(target, faster);
 						cluster.restart(target);
 						checkStillPinned();
-						load.run(mix, users, Duration.ZERO, this.options.warmUp(), SEED, (request, ok) -> {
+						load.run(mix, users, Duration.ZERO, this.options.restartWarmUp(), SEED, (request, ok) -> {
 						});
 						Throughput truth = measure(load, mix, null, 0, throughTarget, repetition);
 						result.truth(repetition, reduction, truth.okPerSecond());
@@ -192,7 +216,13 @@ final class WhatIfRun {
 		try {
 			Map<String, Pauser> pausers = new LinkedHashMap<>();
 			for (String service : plan.pausesPerCall().keySet()) {
-				PauseAgentClient client = this.launcher.connect(service);
+				PauseAgentClient client;
+				try {
+					client = this.launcher.connect(service);
+				}
+				catch (IOException ex) {
+					throw new WhatIfFailure(service + " cannot be paused: " + ex.getMessage(), ex);
+				}
 				clients.put(service, client);
 				long before = this.roundsBefore;
 				pausers.put(service, (round, nanos) -> client.pause(before + round, nanos));
@@ -226,8 +256,11 @@ final class WhatIfRun {
 				this.roundsBefore += rounds.rounds();
 				for (ServicePauses pauses : rounds.report()) {
 					if (pauses.failures() > 0) {
-						throw new IllegalStateException(pauses.service() + "'s pauses failed " + pauses.failures()
-								+ " times (last: " + pauses.lastFailure() + "): the run is void");
+						throw new WhatIfFailure(String.format(
+								"%s's pauses failed %d of %d times (last: %s), so the throughput measured under "
+										+ "them at %s is void",
+								pauses.service(), pauses.failures(), pauses.failures() + pauses.roundsPaid(),
+								pauses.lastFailure(), percent(plan.optimization().reduction())), null);
 					}
 				}
 			}
@@ -238,6 +271,10 @@ final class WhatIfRun {
 				client.close();
 			}
 		}
+	}
+
+	private WhatIfFailure profilingFailed(IOException ex) {
+		return new WhatIfFailure("the profiling run failed: " + ex.getMessage(), ex);
 	}
 
 	private double targetCores() {
@@ -256,17 +293,43 @@ final class WhatIfRun {
 		return new TargetCores().pinnedAlone(target, others);
 	}
 
-	private void checkSaturated(int half, Throughput halfLoad, int users, Throughput full) {
-		if (full.okPerSecond() <= 0) {
+	/**
+	 * The load saturates when its two largest user counts get throughputs within
+	 * {@link #SATURATION_GAIN} of each other, either way: more, and the closed loop still
+	 * waits on itself; less, and the shop was still warming up (or collapses under the
+	 * most users), so runs measured later would not be comparable.
+	 */
+	private void checkSaturated(Map<Integer, Double> curve) {
+		List<Integer> counts = List.copyOf(curve.keySet());
+		int users = counts.get(counts.size() - 1);
+		int half = counts.get(counts.size() - 2);
+		double full = curve.get(users);
+		double halfLoad = curve.get(half);
+		if (full <= 0) {
 			throw new WhatIfRefusal("the load cannot saturate the shop: no request of " + users
 					+ " users was answered 2xx; see the services' logs in " + this.settings.results().resolve("logs"));
 		}
-		if (full.okPerSecond() > (1 + SATURATION_GAIN) * halfLoad.okPerSecond()) {
+		if (full > (1 + SATURATION_GAIN) * halfLoad) {
 			throw new WhatIfRefusal(String.format(
-					"the load cannot saturate the shop: %d users got %.1f req/s and %d got %.1f req/s, more than %.0f %%"
-							+ " apart, so the closed loop still waits on itself; run with more --users",
-					half, halfLoad.okPerSecond(), users, full.okPerSecond(), SATURATION_GAIN * 100));
+					"the load cannot saturate the shop: %s, the last two more than %.0f %% apart, so the closed loop "
+							+ "still waits on itself, or the shop was still warming up; run with more --users or a "
+							+ "longer --warm-up",
+					describe(curve), SATURATION_GAIN * 100));
 		}
+		if (full < (1 - SATURATION_GAIN) * halfLoad) {
+			throw new WhatIfRefusal(String
+				.format("the shop's throughput is not steady: %s, the most users more than %.0f %% below fewer, so it "
+						+ "was still warming up or collapses under the load; run with a longer --warm-up or fewer "
+						+ "--users", describe(curve), SATURATION_GAIN * 100));
+		}
+	}
+
+	private static String describe(Map<Integer, Double> curve) {
+		return String.join(", ",
+				curve.entrySet()
+					.stream()
+					.map((count) -> String.format("%d users %.1f req/s", count.getKey(), count.getValue()))
+					.toList());
 	}
 
 	private void checkValidatable(Duration cpuPerCall) {

@@ -6,12 +6,14 @@ import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Bad input is refused before anything starts: one line on stderr, exit code 2, no stack
@@ -32,7 +34,10 @@ class WhatIfCommandTests {
 			"--reduce=-5%; each reduction must lie strictly between 0 % and 100 %",
 			"--reduce=half; say a range such as 10..50%/10",
 			"--cpu-time=db=3ms; --cpu-time db: no such service in sock-shop",
-			"--cpu-time=payment=0ms; --cpu-time payment must be longer than 0", "--users=1; --users must be at least 2",
+			"--cpu-time=payment=0ms; --cpu-time payment must be longer than 0",
+			"--threads=db=64; --threads db: no such service in sock-shop",
+			"--threads=orders=0; --threads orders must be at least 1",
+			"--restart-warm-up=0s; --restart-warm-up must be longer than 0", "--users=1; --users must be at least 2",
 			"--repetitions=0; --repetitions must be at least 1",
 			"--pause-agent=/nonexistent/pause-agent; no service can run under a pause agent: /nonexistent/pause-agent "
 					+ "is not an executable file" })
@@ -53,6 +58,28 @@ class WhatIfCommandTests {
 		assertThat(err.toString().strip()).doesNotContain("\n").doesNotContain("Exception").contains(says);
 		assertThat(out.toString()).as("nothing started").isEmpty();
 		assertThat(this.results).isEmptyDirectory();
+	}
+
+	@Test
+	void aFailureUnderWayIsOneLineNamingItAndExitCodeTwoAndABugKeepsItsStackTrace() throws Exception {
+		StringWriter err = new StringWriter();
+		CommandLine commandLine = WhatIfCommand.commandLine();
+		commandLine.setErr(new PrintWriter(err, true));
+		WhatIfFailure failure = new WhatIfFailure(
+				"the profiling run failed: payment's metrics (http://127.0.0.1:1/actuator/prometheus) could not be "
+						+ "read: no answer within 5000 ms",
+				new java.net.http.HttpTimeoutException("request timed out"));
+
+		int exitCode = commandLine.getExecutionExceptionHandler().handleExecutionException(failure, commandLine, null);
+
+		assertThat(exitCode).isEqualTo(CommandLine.ExitCode.USAGE);
+		assertThat(err.toString()).isEqualTo("whatif: " + failure.getMessage() + System.lineSeparator());
+		// The control: what is not a failure the run names is rethrown, for picocli's
+		// stack trace and exit code 1.
+		IllegalStateException bug = new IllegalStateException("a bug");
+		assertThatThrownBy(
+				() -> commandLine.getExecutionExceptionHandler().handleExecutionException(bug, commandLine, null))
+			.isSameAs(bug);
 	}
 
 }

@@ -68,13 +68,32 @@ class WhatIfIT {
 		}
 	}
 
+	@Test
+	void pausesThatFailAreOneLineNamingTheServiceAndExitCodeTwoAndNothingIsLeft() throws Exception {
+		// Every agent refuses any pause over 1 ms, and a round pauses about 25 ms.
+		try (WhatIfProcesses run = WhatIfProcesses.start(this.folder.resolve("run"),
+				List.of("--target=payment", "--reduce=40%", "--cpu-time=payment=20ms", "--threads=orders=64",
+						"--users=256", "--warm-up=20s", "--profile=4s", "--measure=4s",
+						"--pause-agent-option=--max-pause-ms=1"))) {
+			assertThat(run.exitCode(RUN)).isEqualTo(2);
+			assertThat(run.linesStartingWith("whatif:")).as(run.output())
+				.singleElement()
+				.asString()
+				.containsPattern("whatif: [a-z-]+'s pauses failed \\d+ of \\d+ times")
+				.contains("longer than the limit of 1000000 ns")
+				.contains("at 40 % is void");
+			assertThat(run.output()).doesNotContain("Exception");
+			assertThat(run.leftBehind(GRACE)).isEmpty();
+		}
+	}
+
 	@ParameterizedTest
 	@CsvSource({ "TERM, false, 143", "INT, true, 130" })
 	void aSignalDuringAPauseLeavesNoServiceStoppedOrRunning(String signal, boolean toTheGroup, int exitCode)
 			throws Exception {
 		try (WhatIfProcesses run = WhatIfProcesses.start(this.folder.resolve("run"),
-				List.of("--target=payment", "--reduce=40%", "--cpu-time=payment=3ms", "--users=256", "--warm-up=2s",
-						"--profile=4s", "--measure=20s"))) {
+				List.of("--target=payment", "--reduce=40%", "--cpu-time=payment=20ms", "--threads=orders=64",
+						"--users=256", "--warm-up=20s", "--profile=4s", "--measure=20s"))) {
 			assertThat(run.awaitOutput("repetition 1: baseline", RUN)).as(run.output()).isTrue();
 			assertThat(run.awaitAPause(Duration.ofSeconds(20))).as("a service seen paused").isTrue();
 
