@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.Set;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -38,14 +37,18 @@ class DiscoveryWebClientTests {
 
 	private final HttpClient client = HttpClient.newHttpClient();
 
+	/**
+	 * WebClient takes its observation's parent from the Reactor context, so the request's
+	 * observation reaches it only when Boot copies thread-locals into that context
+	 * ({@code spring.reactor.context-propagation=auto}); without it this route stays
+	 * unlearned.
+	 */
 	@Test
-	@Disabled("Fails today: a call through WebClient.block() on the request thread is not attributed to the request "
-			+ "(the route stays unlearned within 10 s); the cause, likely the client observation's parent coming "
-			+ "from the Reactor context rather than the request thread, is not yet found")
 	void aWebClientCallIsLearnedForItsRoute() throws Exception {
 		try (ConfigurableApplicationContext service = new SpringApplicationBuilder(WebClientApplication.class)
 			.properties("server.port=0", "server.address=127.0.0.1", "stock=" + stock.baseUrl(),
-					"pathfence.discovery.mode=enforce", "spring.main.banner-mode=off", "logging.level.root=warn")
+					"pathfence.discovery.mode=enforce", "spring.reactor.context-propagation=auto",
+					"spring.main.banner-mode=off", "logging.level.root=warn")
 			.run()) {
 			String base = "http://127.0.0.1:" + service.getEnvironment().getProperty("local.server.port");
 			for (int i = 0; i < 3; i++) {
