@@ -435,11 +435,12 @@ public final class PathFence implements AutoCloseable {
 		finally {
 			this.lock.unlock();
 		}
+		// Waiters first: a listener that blocks must not keep granted tasks waiting.
 		try {
-			heard.pathAdded(name, permits);
+			tellEach(granted);
 		}
 		finally {
-			tellEach(granted);
+			heard.pathAdded(name, permits);
 		}
 	}
 
@@ -451,7 +452,8 @@ public final class PathFence implements AutoCloseable {
 	 * now, as if its queue timeout had passed, and its waiter is told so. A task of the
 	 * path acquired from now on is refused as unknown, or, if it looked the path up
 	 * before it went, turned away as if its queue were full. Listeners hear
-	 * {@link PathFenceListener#onPathRemoved} on the calling thread.
+	 * {@link PathFenceListener#onPathRemoved} on the calling thread, after the waiters
+	 * are told.
 	 * @throws IllegalArgumentException if no path reservation has that name, or it is
 	 * {@link #LOCAL}
 	 * @throws IllegalStateException if the fence is closed
@@ -491,17 +493,19 @@ public final class PathFence implements AutoCloseable {
 		finally {
 			this.lock.unlock();
 		}
+		// Waiters first: a listener that blocks must not hold back the expiry of the
+		// path's waiters nor the local tasks granted its permits.
 		try {
-			heard.pathRemoved(name, permits);
+			if (!toStart.isEmpty()) {
+				this.timer.start(toStart);
+			}
 		}
 		finally {
 			try {
-				if (!toStart.isEmpty()) {
-					this.timer.start(toStart);
-				}
+				tellEach(granted);
 			}
 			finally {
-				tellEach(granted);
+				heard.pathRemoved(name, permits);
 			}
 		}
 	}

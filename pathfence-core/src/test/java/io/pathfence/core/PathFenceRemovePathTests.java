@@ -137,6 +137,44 @@ class PathFenceRemovePathTests {
 	}
 
 	@Test
+	void aListenerThatBlocksOnRemovalDelaysNoWaitersExpiry() throws Exception {
+		PathFence fence = PathFence.builder(4).path("a", 1, 5, Duration.ZERO).build();
+		CountDownLatch listenerEntered = new CountDownLatch(1);
+		CountDownLatch unblock = new CountDownLatch(1);
+		fence.addListener(new PathFenceListener() {
+			@Override
+			public void onPathRemoved(String path, int permits) {
+				listenerEntered.countDown();
+				try {
+					unblock.await(10, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+		});
+		Ticket running = acquire(fence, "a");
+		CountDownLatch expired = new CountDownLatch(1);
+		Waiter told = Inspection.waiter(this.granted::add, (ticket) -> expired.countDown());
+		Ticket waiting = fence.acquire("a", told);
+		assertThat(isWaiting(waiting)).isTrue();
+		Thread remover = new Thread(() -> fence.removePath("a"));
+		remover.start();
+		try {
+			assertThat(listenerEntered.await(5, TimeUnit.SECONDS)).isTrue();
+			// The user's listener still blocks; the waiter is told all the same.
+			assertThat(expired.await(5, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			unblock.countDown();
+			remover.join();
+		}
+		running.release();
+		assertThat(Inspection.violations(fence)).isEmpty();
+		fence.close();
+	}
+
+	@Test
 	void refusesLocalUnknownAndAClosedFence() {
 		PathFence fence = PathFence.builder(10).path("a", 3, 2, Duration.ZERO).build();
 		assertThatIllegalArgumentException().isThrownBy(() -> fence.removePath(PathFence.LOCAL))
