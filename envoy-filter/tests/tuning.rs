@@ -173,7 +173,7 @@ both_builds! {
             return;
         };
         let _serial = exclusive();
-        let run = Duration::from_secs(28);
+        let run = Duration::from_secs(33);
         let start = Instant::now() + Duration::from_secs(2);
         let mut tuned = side(&bin, &filter(4 * K, true), service, swinging, start, run);
         let mut control = side(&bin, &filter(4 * K, false), service, swinging, start, run);
@@ -211,8 +211,10 @@ both_builds! {
             decisions(&tuned.envoy)
         );
         let settled_at = settled_at.expect("the limit never came within 20 % of K");
-        // One decision a second: a bounded number of them to settle, from four times the knee, exploring on the way.
-        assert!(settled_at <= Duration::from_secs(20), "settled only at {settled_at:?}");
+        // One decision a second: a bounded number of them to settle, from four times the knee, exploring on the way;
+        // the bound leaves room for one more exploration, which on a busy shared machine may come late, and the run
+        // is long enough that the throughput is still compared over the same span after it.
+        assert!(settled_at <= Duration::from_secs(25), "settled only at {settled_at:?}");
         // Once settled, it may step up to look above the knee (and come back), but never below what the knee needs.
         let after: Vec<i64> = seen.iter().filter(|(t, _)| *t >= settled_at).map(|(_, l)| *l).collect();
         assert!(after.iter().all(|l| *l * 5 >= 4 * K as i64), "the limit fell below the knee: {after:?}");
