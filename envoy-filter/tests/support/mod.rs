@@ -156,6 +156,14 @@ pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
+/// Two distinct free ports for Envoy's listener and admin: both held while the second is chosen, so the kernel
+/// cannot hand out the same port twice.
+fn two_free_ports() -> (u16, u16) {
+    let first = TcpListener::bind("127.0.0.1:0").unwrap();
+    let second = TcpListener::bind("127.0.0.1:0").unwrap();
+    (first.local_addr().unwrap().port(), second.local_addr().unwrap().port())
+}
+
 fn scratch_dir() -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
@@ -394,9 +402,7 @@ impl Envoy {
 
     /// Starts Envoy with the given module and filter configuration, if any.
     pub fn start_with(bin: &Path, upstream: u16, filter: Option<(&Path, &str)>) -> Result<Envoy, String> {
-        let dir = scratch_dir();
-        let (port, admin_port) = (free_port(), free_port());
-        Envoy::launch(bin, &dir, port, admin_port, bootstrap(port, admin_port, upstream, filter))
+        Envoy::launch(bin, &scratch_dir(), |port, admin_port| bootstrap(port, admin_port, upstream, filter))
     }
 
     /// Starts Envoy with the filter and the given `failure_policy` of the Wasm plugin (`FAIL_CLOSED`, Envoy's
@@ -406,34 +412,34 @@ impl Envoy {
         if build() == Build::Native {
             return Envoy::start(bin, upstream, Some(filter));
         }
-        let dir = scratch_dir();
-        let (port, admin_port) = (free_port(), free_port());
         let wasm = wasm();
-        let mut config: serde_json::Value =
-            serde_json::from_str(&bootstrap(port, admin_port, upstream, Some((wasm.as_path(), filter)))).unwrap();
-        let manager = &mut config["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0];
-        manager["typed_config"]["http_filters"][0]["typed_config"]["config"]["failure_policy"] = failure_policy.into();
-        Envoy::launch(bin, &dir, port, admin_port, config.to_string())
+        Envoy::launch(bin, &scratch_dir(), |port, admin_port| {
+            let mut config: serde_json::Value =
+                serde_json::from_str(&bootstrap(port, admin_port, upstream, Some((wasm.as_path(), filter)))).unwrap();
+            let manager = &mut config["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0];
+            manager["typed_config"]["http_filters"][0]["typed_config"]["config"]["failure_policy"] =
+                failure_policy.into();
+            config.to_string()
+        })
     }
 
     /// Starts Envoy answering every request itself ([`answering_bootstrap`]), with the given module and filter
     /// configuration, if any.
     pub fn start_answering(bin: &Path, filter: Option<(&Path, &str)>) -> Result<Envoy, String> {
-        let dir = scratch_dir();
-        let (port, admin_port) = (free_port(), free_port());
-        Envoy::launch(bin, &dir, port, admin_port, answering_bootstrap(port, admin_port, filter))
+        Envoy::launch(bin, &scratch_dir(), |port, admin_port| answering_bootstrap(port, admin_port, filter))
     }
 
     /// Starts Envoy with the filter's listener in a file it watches, so that [`Envoy::reconfigure`] can replace
     /// the filter's configuration as a control plane would. A replaced listener drains for a second.
     pub fn start_reloadable(bin: &Path, upstream: u16, filter: &str) -> Result<Envoy, String> {
         let dir = scratch_dir();
-        let (port, admin_port) = (free_port(), free_port());
         // A folder of its own: Envoy watches it, and the log is written next door.
         let lds = dir.join("lds").join("listeners.json");
         std::fs::create_dir_all(dir.join("lds")).unwrap();
-        std::fs::write(&lds, listener_resources(port, (module().as_path(), filter))).unwrap();
-        Envoy::launch(bin, &dir, port, admin_port, reloadable_bootstrap(admin_port, upstream, &lds))
+        Envoy::launch(bin, &dir, |port, admin_port| {
+            std::fs::write(&lds, listener_resources(port, (module().as_path(), filter))).unwrap();
+            reloadable_bootstrap(admin_port, upstream, &lds)
+        })
     }
 
     /// Replaces the filter's configuration of an Envoy from [`Envoy::start_reloadable`] (by renaming a new
@@ -454,7 +460,21 @@ impl Envoy {
         }
     }
 
-    fn launch(bin: &Path, dir: &Path, port: u16, admin_port: u16, config: String) -> Result<Envoy, String> {
+    /// Launches Envoy with the configuration `config` makes for a listener port and an admin port. The ports are
+    /// free when chosen but may be taken by another test before Envoy binds them: then Envoy exits saying so and
+    /// is launched again on other ports, a few times at most.
+    fn launch(bin: &Path, dir: &Path, config: impl Fn(u16, u16) -> String) -> Result<Envoy, String> {
+        let mut attempt = 0;
+        loop {
+            let (port, admin_port) = two_free_ports();
+            match Envoy::launch_on(bin, dir, port, admin_port, config(port, admin_port)) {
+                Err(log) if attempt < 3 && log.contains("ddress already in use") => attempt += 1,
+                launched => return launched,
+            }
+        }
+    }
+
+    fn launch_on(bin: &Path, dir: &Path, port: u16, admin_port: u16, config: String) -> Result<Envoy, String> {
         let config_path = dir.join("envoy.json");
         std::fs::write(&config_path, config).unwrap();
         let log = dir.join("envoy.log");
