@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark of the filter's overhead (not a test): Envoy without a filter, with an empty proxy-wasm filter, with
-# PathFence as Wasm and with PathFence as a native dynamic module, side by side in one run, at a moderate, a busy
-# and a saturating load.
+# PathFence as Wasm, with PathFence as a native dynamic module and with the native module's probe reading :path (the
+# native floor), side by side in one run, at a moderate, a busy and a saturating load.
 # Usage: envoy-filter/bench/run.sh [seconds per run, default 3] [rounds, default 5]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"

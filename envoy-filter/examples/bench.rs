@@ -1,7 +1,8 @@
 //! Benchmark, not a test: requests through Envoy (`--concurrency 2`) to a loopback upstream that answers at
-//! once, without a filter, with an empty proxy-wasm filter (the floor any Wasm filter pays), with PathFence as Wasm
-//! and with PathFence as a native dynamic module, side by side in one run, at a moderate, a busy and a saturating
-//! load.
+//! once, without a filter, with an empty proxy-wasm filter (the floor any Wasm filter pays), with PathFence as Wasm,
+//! with PathFence as a native dynamic module and with the native module's `probe` reading `:path` and nothing else
+//! (the floor of a native filter that tells paths apart), side by side in one run, at a moderate, a busy and a
+//! saturating load.
 //!
 //! Run with `bench/run.sh [seconds per run] [rounds]`, which builds the modules first.
 //!
@@ -230,18 +231,33 @@ enum Variant {
     Empty,
     Fence,
     Native,
+    /// The native module's `probe`, reading `:path` and nothing else.
+    Probe,
 }
 
-const VARIANTS: [Variant; 4] = [Variant::Plain, Variant::Empty, Variant::Fence, Variant::Native];
+const N: usize = 5;
+const VARIANTS: [Variant; N] = [Variant::Plain, Variant::Empty, Variant::Fence, Variant::Native, Variant::Probe];
 
-/// Orders of the four variants' sends under the moderate load (each variant's place in it), one per round in turn:
-/// a balanced Latin square, so that over four rounds each variant directly follows each other one once. Rotating a
-/// single order would keep who follows whom, and a request just before can slow the next one.
-const ORDERS: [[u32; 4]; 4] = [[0, 1, 3, 2], [1, 2, 0, 3], [2, 3, 1, 0], [3, 0, 2, 1]];
+/// Orders of the five variants' sends under the moderate load (each variant's place in it), one per round in turn:
+/// a balanced design of two Latin squares (Williams'), so that over ten rounds each variant directly follows each
+/// other one twice. Rotating a single order would keep who follows whom, and a request just before can slow the
+/// next one.
+const ORDERS: [[u32; N]; 2 * N] = [
+    [0, 1, 3, 4, 2],
+    [2, 0, 1, 3, 4],
+    [4, 2, 0, 1, 3],
+    [3, 4, 2, 0, 1],
+    [1, 3, 4, 2, 0],
+    [4, 3, 1, 0, 2],
+    [2, 4, 3, 1, 0],
+    [0, 2, 4, 3, 1],
+    [1, 0, 2, 4, 3],
+    [3, 1, 0, 2, 4],
+];
 
 /// `f` of every variant, called in an order that rotates with `round`; the results in the variants' order.
-fn in_rotated_order<T>(round: usize, mut f: impl FnMut(Variant) -> T) -> [T; 4] {
-    let mut results: [Option<T>; 4] = [None, None, None, None];
+fn in_rotated_order<T>(round: usize, mut f: impl FnMut(Variant) -> T) -> [T; N] {
+    let mut results: [Option<T>; N] = [None, None, None, None, None];
     for i in 0..VARIANTS.len() {
         let variant = VARIANTS[(round + i) % VARIANTS.len()];
         results[variant as usize] = Some(f(variant));
@@ -263,6 +279,7 @@ impl Variant {
             Variant::Empty => "empty Wasm filter",
             Variant::Fence => "PathFence Wasm",
             Variant::Native => "PathFence native",
+            Variant::Probe => "native reading :path",
         }
     }
 }
@@ -313,6 +330,10 @@ impl Round {
             Variant::Empty => setup.start(Some((setup.empty.as_path(), floor))),
             Variant::Fence => setup.start(Some((fence.as_path(), setup.config.as_str()))),
             Variant::Native => setup.start(Some((native.as_path(), setup.config.as_str()))),
+            Variant::Probe => {
+                let upstream = (!setup.envoy_answers).then_some(setup.upstream);
+                Envoy::start_native_filter(&setup.bin, upstream, &native, "probe", "").unwrap()
+            }
         };
         Round { envoys: in_rotated_order(round, start).into() }
     }
@@ -337,7 +358,7 @@ impl Round {
     }
 
     /// The variants one after another, each alone on the machine, in an order rotated by `round`.
-    fn measure_each(&self, round: usize, run: &dyn Fn(u16) -> Measure) -> [Measure; 4] {
+    fn measure_each(&self, round: usize, run: &dyn Fn(u16) -> Measure) -> [Measure; N] {
         in_rotated_order(round, |variant| self.measure(variant, run))
     }
 
@@ -347,11 +368,11 @@ impl Round {
     /// machine's state, and measured one after another the variants met different drifts (an A/A run read
     /// +14 µs, the same build's added median moved from +29 to +71 µs between runs). Measured together they meet
     /// the same.
-    fn measure_together(&self, round: usize, seconds: u64, rate: f64) -> [Measure; 4] {
+    fn measure_together(&self, round: usize, seconds: u64, rate: f64) -> [Measure; N] {
         VARIANTS.iter().for_each(|v| warm_up(self.envoy(*v).port));
         let cpu = VARIANTS.map(|v| self.envoy(v).cpu_seconds());
         let start = Instant::now() + Duration::from_millis(50);
-        // A quarter of the gap between two sends of the combined load of one variant.
+        // A fifth of the gap between two sends of the combined load of one variant.
         let stagger = Duration::from_secs_f64(1.0 / rate / VARIANTS.len() as f64);
         let clients = VARIANTS.map(|v| {
             let port = self.envoy(v).port;
@@ -367,7 +388,7 @@ impl Round {
 }
 
 /// Every variant's measurements of one load, a round each.
-struct Runs([Vec<Measure>; 4]);
+struct Runs([Vec<Measure>; N]);
 
 impl Runs {
     fn of(&self, variant: Variant) -> &[Measure] {
@@ -392,8 +413,8 @@ static TUNING_DECISIONS: AtomicI64 = AtomicI64::new(0);
 
 /// Runs `rounds` rounds, each on fresh Envoys measured by `measure` (given the round's number); also returns the
 /// requests each PathFence build admitted, to show it was on the path.
-fn compare(rounds: usize, setup: &Setup, measure: &dyn Fn(&Round, usize) -> [Measure; 4]) -> (Runs, [i64; 2]) {
-    let mut runs = Runs([Vec::new(), Vec::new(), Vec::new(), Vec::new()]);
+fn compare(rounds: usize, setup: &Setup, measure: &dyn Fn(&Round, usize) -> [Measure; N]) -> (Runs, [i64; 2]) {
+    let mut runs = Runs(std::array::from_fn(|_| Vec::new()));
     let mut admitted = [0, 0];
     for round in 0..rounds {
         let envoys = Round::start(setup, round);
@@ -562,6 +583,10 @@ fn main() {
             &runs.deltas(Variant::Native, Variant::Fence),
             Targets::None,
         );
+        let probe = "native reading :path against no filter (the native floor)";
+        verdict(label, probe, &runs.deltas(Variant::Probe, Variant::Plain), Targets::None);
+        let native_own = "PathFence native against native reading :path (the native fence's own cost)";
+        verdict(label, native_own, &runs.deltas(Variant::Native, Variant::Probe), Targets::None);
         if setup.tuned {
             let tuned = "PathFence tuned against no filter";
             verdict(label, tuned, &runs.deltas(Variant::Empty, Variant::Plain), Targets::None);
@@ -575,8 +600,8 @@ fn main() {
     let second = if setup.tuned { "PathFence tuned" } else { "the empty filter" };
     println!(
         "idle (no requests), Envoy CPU in ms/s: {:.1} without a filter, {:.1} with {second}, {:.1} with PathFence Wasm, \
-         {:.1} with PathFence native",
-        idle_cpu[0], idle_cpu[1], idle_cpu[2], idle_cpu[3]
+         {:.1} with PathFence native, {:.1} with native reading :path",
+        idle_cpu[0], idle_cpu[1], idle_cpu[2], idle_cpu[3], idle_cpu[4]
     );
     let admitted = |build: usize| sat_admitted[build] + busy_admitted[build] + mod_admitted[build];
     println!("PathFence admitted {} (Wasm) and {} (native) requests on path catalog", admitted(0), admitted(1));

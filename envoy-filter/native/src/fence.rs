@@ -11,7 +11,6 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use pathfence_envoy_filter::classifier::RequestView;
@@ -23,6 +22,8 @@ use pathfence_envoy_filter::runtime::{self, Refusal, Runtime};
 use pathfence_envoy_filter::stats::{Ids, StatIds};
 
 use crate::abi::{EnvoyBuffer, FilterConfigEnvoyPtr, FilterEnvoyPtr, ModuleBuffer, ModuleHttpHeader, REQUEST_HEADER};
+use crate::current::Current;
+use crate::gone;
 use crate::host::Callbacks;
 use crate::metronome::Metronome;
 use crate::store::Store;
@@ -73,14 +74,9 @@ impl FenceConfig {
     /// Tells every worker thread, on its next stream, that this configuration is gone, so that its fence goes too.
     pub fn gone(&self) {
         log::info!("pathfence: configuration gone; each worker's fence of it goes with the worker's next stream");
-        GONE.lock().unwrap_or_else(PoisonError::into_inner).push(self.id);
-        GONE_COUNT.fetch_add(1, Ordering::Release);
+        gone::went(self.id);
     }
 }
-
-/// Configurations Envoy destroyed, whose fences the worker threads drop.
-static GONE: Mutex<Vec<u64>> = Mutex::new(Vec::new());
-static GONE_COUNT: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// This thread's fences, by configuration.
@@ -93,6 +89,8 @@ thread_local! {
 pub struct Fence {
     /// This fence's key in the metronome: one per thread and configuration.
     id: u64,
+    /// Its configuration's.
+    config: u64,
     callbacks: &'static Callbacks,
     metronome: Option<&'static Metronome>,
     runtime: Runtime<NativeHost>,
@@ -102,7 +100,7 @@ pub struct Fence {
     /// The stream whose scheduler ticks this fence.
     anchor: Cell<Option<u32>>,
     /// The stream whose callback is running, through which the stats are changed.
-    current: Rc<Cell<FilterEnvoyPtr>>,
+    current: Rc<Current>,
 }
 
 /// A stream of a fence, as Envoy holds it for the module.
@@ -121,7 +119,7 @@ impl Fence {
         if let Some(fence) = FENCES.with(|f| f.try_borrow().ok().and_then(|f| f.get(&config.id).cloned())) {
             return Some(fence);
         }
-        let current = Rc::new(Cell::new(std::ptr::null_mut()));
+        let current = Rc::new(Current::default());
         let host_current = Rc::clone(&current);
         let host_for = move |_: &Config| {
             let host = NativeHost { stat_ids: config.stat_ids.clone(), callbacks, current: host_current };
@@ -131,6 +129,7 @@ impl Fence {
         static FENCE_IDS: AtomicU64 = AtomicU64::new(1);
         let fence = Rc::new(Fence {
             id: FENCE_IDS.fetch_add(1, Ordering::Relaxed),
+            config: config.id,
             callbacks,
             metronome: Metronome::get(callbacks.scheduler_commit),
             runtime: Runtime::default(),
@@ -139,6 +138,7 @@ impl Fence {
             anchor: Cell::new(None),
             current,
         });
+        gone::configs(|configs| configs.fence_made(config.id));
         if fence.metronome.is_none() {
             log::error!("pathfence: cannot start the tick thread; queues and pauses will not time out");
         }
@@ -173,25 +173,28 @@ impl Fence {
         }
     }
 
-    /// Runs `f` with `filter` as the stream whose callback is running, as it was before afterwards.
+    /// Runs `f` with `filter` as the stream whose callback is running; afterwards the one before, unless it ended
+    /// meanwhile.
     fn within<T>(&self, filter: FilterEnvoyPtr, f: impl FnOnce() -> T) -> T {
-        let before = self.current.replace(filter);
-        let result = f();
-        self.current.set(before);
-        result
+        self.current.within(filter, |before| self.is_live(before), f)
+    }
+
+    fn is_live(&self, filter: FilterEnvoyPtr) -> bool {
+        self.streams.try_borrow().is_ok_and(|streams| streams.values().any(|live| *live == filter))
     }
 
     /// The request headers of `stream` arrived. From here on Envoy has given the stream its worker's dispatcher, which
     /// a scheduler needs: the stream is one the tick may be anchored on, and it anchors it if nothing does.
-    pub fn on_request(&self, stream: &FenceStream, filter: FilterEnvoyPtr) -> runtime::Headers {
+    /// Takes the stream's id, not the stream: the runtime's acts may end it, and Envoy then frees it.
+    pub fn on_request(&self, stream: u32, filter: FilterEnvoyPtr) -> runtime::Headers {
         if let Ok(mut streams) = self.streams.try_borrow_mut() {
-            streams.insert(stream.id, filter);
+            streams.insert(stream, filter);
         }
         if self.anchor.get().is_none() {
-            self.anchor_on(Some((stream.id, filter)));
+            self.anchor_on(Some((stream, filter)));
         }
         self.within(filter, || {
-            self.runtime.on_request(&self.proxy(), stream.id, &NativeRequest { filter, callbacks: self.callbacks })
+            self.runtime.on_request(&self.proxy(), stream, &NativeRequest { filter, callbacks: self.callbacks })
         })
     }
 
@@ -228,6 +231,7 @@ impl Fence {
 
 impl Drop for Fence {
     fn drop(&mut self) {
+        gone::configs(|configs| configs.fence_dropped(self.config));
         if let Some(old) = self.metronome.and_then(|m| m.forget(self.id)) {
             // SAFETY: out of the metronome's table; deleted once.
             unsafe { (self.callbacks.scheduler_delete)(old) };
@@ -238,16 +242,17 @@ impl Drop for Fence {
 /// Drops this thread's fences of configurations Envoy has destroyed (they have no stream left: each holds its
 /// configuration); the runtime gives back what its workers hold as it goes.
 fn drop_gone() {
-    let count = GONE_COUNT.load(Ordering::Acquire);
+    let count = gone::gone_count();
     if GONE_SEEN.with(Cell::get) == count {
         return;
     }
-    GONE_SEEN.with(|seen| seen.set(count));
-    let gone = GONE.lock().unwrap_or_else(PoisonError::into_inner).clone();
-    let dropped: Vec<Rc<Fence>> = FENCES.with(|f| match f.try_borrow_mut() {
-        Ok(mut fences) => gone.iter().filter_map(|id| fences.remove(id)).collect(),
-        Err(_) => Vec::new(),
-    });
+    let gone = gone::configs(|configs| configs.gone_ones());
+    let dropped: Option<Vec<Rc<Fence>>> = FENCES
+        .with(|f| f.try_borrow_mut().ok().map(|mut fences| gone.iter().filter_map(|id| fences.remove(id)).collect()));
+    // Seen only once looked for: a thread whose table was busy looks again on its next stream.
+    if dropped.is_some() {
+        GONE_SEEN.with(|seen| seen.set(count));
+    }
     // Dropped outside the table's borrow: a runtime going away logs and acts.
     drop(dropped);
 }
@@ -256,7 +261,7 @@ fn drop_gone() {
 pub struct NativeHost {
     stat_ids: Vec<Ids>,
     callbacks: &'static Callbacks,
-    current: Rc<Cell<FilterEnvoyPtr>>,
+    current: Rc<Current>,
 }
 
 impl SharedStore for NativeHost {
@@ -398,5 +403,9 @@ impl RequestView for NativeRequest {
 impl FenceStream {
     pub fn fence(&self) -> &Rc<Fence> {
         &self.fence
+    }
+
+    pub fn id(&self) -> u32 {
+        self.id
     }
 }

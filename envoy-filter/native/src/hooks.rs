@@ -180,9 +180,10 @@ pub unsafe extern "C" fn envoy_dynamic_module_on_http_filter_request_headers(
     };
     let (config, kept_path) = match stream {
         Stream::Fence(stream) => {
-            // The fence is held apart from the stream: the stream may be destroyed while the runtime acts.
-            let fence = Rc::clone(stream.fence());
-            return match fence.on_request(stream, filter) {
+            // The fence and the id are held apart from the stream: the stream may be destroyed, and freed, while the
+            // runtime acts.
+            let (fence, id) = (Rc::clone(stream.fence()), stream.id());
+            return match fence.on_request(id, filter) {
                 runtime::Headers::Continue => CONTINUE,
                 runtime::Headers::Stop => STOP_ITERATION,
             };

@@ -12,7 +12,9 @@
 pub mod abi;
 pub mod build_id;
 pub mod compat;
+pub mod current;
 pub mod fence;
+pub mod gone;
 pub mod hooks;
 pub mod host;
 pub mod logger;

@@ -17,20 +17,100 @@ use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use pathfence_envoy_filter::pace::IDLE_TICK_MS;
+
 use crate::abi::{SchedulerCommitFn, SchedulerPtr};
 
 /// When nothing is due, the metronome still wakes this often, to look again.
 const IDLE_WAKE: Duration = Duration::from_secs(1);
+
+/// A fence anchored again after going this long without a tick is ticked at once: its heartbeat and its reclaim of
+/// other workers' leftovers ride on its ticks, and the idle pace is the slowest they are paced for.
+const OVERDUE: Duration = Duration::from_millis(IDLE_TICK_MS);
 
 struct Beat {
     /// The anchor's scheduler, kept as an address: it is only ever used under the lock.
     scheduler: Option<usize>,
     period: Duration,
     due: Instant,
+    /// When the metronome last committed this fence's anchor.
+    ticked: Instant,
+}
+
+/// Every fence's beat, and when the metronome's thread wakes next: the state under the lock. Each step takes the
+/// time, so that the tests feed it exact instants.
+struct Beats {
+    of: HashMap<u64, Beat>,
+    /// When the thread wakes next, as it went to sleep; `None` before it first did.
+    wakes_at: Option<Instant>,
+}
+
+impl Beats {
+    fn new() -> Beats {
+        Beats { of: HashMap::new(), wakes_at: None }
+    }
+
+    fn beat(&mut self, fence: u64, now: Instant) -> &mut Beat {
+        self.of.entry(fence).or_insert(Beat { scheduler: None, period: IDLE_WAKE, due: now + IDLE_WAKE, ticked: now })
+    }
+
+    /// Whether the thread must be woken for `fence`'s beat: only if it is anchored and due before the thread would
+    /// wake anyway.
+    fn must_wake(&self, fence: u64) -> bool {
+        let Some(beat) = self.of.get(&fence) else { return false };
+        beat.scheduler.is_some() && self.wakes_at.is_none_or(|wakes_at| beat.due < wakes_at)
+    }
+
+    /// Sets `fence`'s period; a shorter one takes effect at once. Whether to wake the thread.
+    fn set_period(&mut self, fence: u64, period: Duration, now: Instant) -> bool {
+        let beat = self.beat(fence, now);
+        beat.period = period;
+        beat.due = beat.due.min(now + period);
+        self.must_wake(fence)
+    }
+
+    /// Makes `scheduler` `fence`'s anchor; the one it replaces, and whether to wake the thread.
+    ///
+    /// An anchor that takes over from another keeps its due time: the fence had live streams all along, so its ticks
+    /// keep their cadence. A fence anchored again after a spell without streams was not ticked meanwhile, and needed
+    /// not be (its last stream gave back what it held as it ended): its tick comes one period after it is anchored,
+    /// or sooner if one was already due sooner, so that streams that come and go faster than the period do not each
+    /// post a tick across threads. Unless its last tick is [`OVERDUE`].
+    fn anchor(&mut self, fence: u64, scheduler: Option<usize>, now: Instant) -> (Option<usize>, bool) {
+        let beat = self.beat(fence, now);
+        let old = std::mem::replace(&mut beat.scheduler, scheduler);
+        if old.is_some() || scheduler.is_none() {
+            return (old, false);
+        }
+        beat.due = if now.saturating_duration_since(beat.ticked) >= OVERDUE {
+            now
+        } else if beat.due > now {
+            beat.due
+        } else {
+            now + beat.period
+        };
+        (old, self.must_wake(fence))
+    }
+
+    /// Commits (through `commit`) each anchor whose tick is due at `now`; when the thread is to wake next.
+    fn tick(&mut self, now: Instant, mut commit: impl FnMut(usize, u64)) -> Instant {
+        let mut next = now + IDLE_WAKE;
+        for (fence, beat) in &mut self.of {
+            let Some(scheduler) = beat.scheduler else { continue };
+            if beat.due <= now {
+                commit(scheduler, *fence);
+                beat.due = now + beat.period;
+                beat.ticked = now;
+            }
+            next = next.min(beat.due);
+        }
+        self.wakes_at = Some(next);
+        next
+    }
 }
 
 pub struct Metronome {
-    beats: Mutex<HashMap<u64, Beat>>,
+    beats: Mutex<Beats>,
     changed: Condvar,
     commit: SchedulerCommitFn,
 }
@@ -41,24 +121,19 @@ impl Metronome {
         static METRONOME: OnceLock<Option<&'static Metronome>> = OnceLock::new();
         *METRONOME.get_or_init(|| {
             let metronome: &'static Metronome =
-                Box::leak(Box::new(Metronome { beats: Mutex::new(HashMap::new()), changed: Condvar::new(), commit }));
+                Box::leak(Box::new(Metronome { beats: Mutex::new(Beats::new()), changed: Condvar::new(), commit }));
             thread::Builder::new().name("pathfence-tick".to_string()).spawn(move || metronome.run()).ok()?;
             Some(metronome)
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<u64, Beat>> {
+    fn lock(&self) -> MutexGuard<'_, Beats> {
         self.beats.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Sets the tick period of fence `fence`; a shorter one takes effect at once.
     pub fn set_period(&self, fence: u64, period: Duration) {
-        let now = Instant::now();
-        let mut beats = self.lock();
-        let beat = beats.entry(fence).or_insert(Beat { scheduler: None, period, due: now + period });
-        beat.period = period;
-        if beat.due > now + period {
-            beat.due = now + period;
+        if self.lock().set_period(fence, period, Instant::now()) {
             self.changed.notify_one();
         }
     }
@@ -66,33 +141,25 @@ impl Metronome {
     /// Makes `scheduler` the anchor of fence `fence`; returns the one it replaces, no longer committed, for the
     /// caller to delete.
     pub fn anchor(&self, fence: u64, scheduler: Option<SchedulerPtr>) -> Option<SchedulerPtr> {
-        let now = Instant::now();
-        let mut beats = self.lock();
-        let beat = beats.entry(fence).or_insert(Beat { scheduler: None, period: IDLE_WAKE, due: now + IDLE_WAKE });
-        let old = std::mem::replace(&mut beat.scheduler, scheduler.map(|s| s as usize));
-        self.changed.notify_one();
+        let (old, wake) = self.lock().anchor(fence, scheduler.map(|s| s as usize), Instant::now());
+        if wake {
+            self.changed.notify_one();
+        }
         old.map(|s| s as SchedulerPtr)
     }
 
     /// Forgets fence `fence`; returns its anchor, no longer committed, for the caller to delete.
     pub fn forget(&self, fence: u64) -> Option<SchedulerPtr> {
-        self.lock().remove(&fence).and_then(|beat| beat.scheduler).map(|s| s as SchedulerPtr)
+        self.lock().of.remove(&fence).and_then(|beat| beat.scheduler).map(|s| s as SchedulerPtr)
     }
 
     fn run(&self) {
         let mut beats = self.lock();
         loop {
-            let now = Instant::now();
-            let mut next = now + IDLE_WAKE;
-            for (fence, beat) in beats.iter_mut() {
-                let Some(scheduler) = beat.scheduler else { continue };
-                if beat.due <= now {
-                    // SAFETY: the scheduler is in the table, so its fence has not deleted it (see the module doc).
-                    unsafe { (self.commit)(scheduler as SchedulerPtr, *fence) };
-                    beat.due = now + beat.period;
-                }
-                next = next.min(beat.due);
-            }
+            let next = beats.tick(Instant::now(), |scheduler, fence| {
+                // SAFETY: the scheduler is in the table, so its fence has not deleted it (see the module doc).
+                unsafe { (self.commit)(scheduler as SchedulerPtr, fence) };
+            });
             let wait = next.saturating_duration_since(Instant::now());
             beats = match self.changed.wait_timeout(beats, wait) {
                 Ok((beats, _)) => beats,
@@ -101,3 +168,6 @@ impl Metronome {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -429,6 +429,28 @@ impl Envoy {
         Envoy::launch(bin, &scratch_dir(), |port, admin_port| answering_bootstrap(port, admin_port, filter))
     }
 
+    /// Starts Envoy as [`Envoy::start_with`] does (or as [`Envoy::start_answering`] does without `upstream`), with
+    /// the filter `filter_name` of the native `library` configured with `config`.
+    pub fn start_native_filter(
+        bin: &Path,
+        upstream: Option<u16>,
+        library: &Path,
+        filter_name: &str,
+        config: &str,
+    ) -> Result<Envoy, String> {
+        Envoy::launch(bin, &scratch_dir(), |port, admin_port| {
+            let filter = Some((library, config));
+            let bootstrap = match upstream {
+                Some(upstream) => bootstrap(port, admin_port, upstream, filter),
+                None => answering_bootstrap(port, admin_port, filter),
+            };
+            let mut config: serde_json::Value = serde_json::from_str(&bootstrap).unwrap();
+            let manager = &mut config["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0];
+            manager["typed_config"]["http_filters"][0]["typed_config"]["filter_name"] = filter_name.into();
+            config.to_string()
+        })
+    }
+
     /// Starts Envoy with the filter's listener in a file it watches, so that [`Envoy::reconfigure`] can replace
     /// the filter's configuration as a control plane would. A replaced listener drains for a second.
     pub fn start_reloadable(bin: &Path, upstream: u16, filter: &str) -> Result<Envoy, String> {
