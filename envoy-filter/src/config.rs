@@ -11,7 +11,7 @@ use matchers::matcher;
 pub use matchers::{HeaderMatch, Matcher, PathMatch, ValueMatch};
 use objects::Object;
 use raw::{default_local_max_queue, default_queue_timeout_ms};
-pub use raw::{RawConfig, RawHeaderMatch, RawLocal, RawMatch, RawPath, RawPause};
+pub use raw::{RawConfig, RawHeaderMatch, RawLocal, RawMatch, RawPath, RawPause, RawRounds};
 pub use tuning::{Bounds, RawPathTuning, RawTuning, Tuning};
 
 mod matchers;
@@ -72,10 +72,30 @@ pub struct Reservation {
 
 #[derive(Debug, Clone)]
 pub struct PauseSchedule {
+    /// Counted pauses: every this many requests start one; 0 in rounds, where the requests start none.
     pub every_requests: u64,
+    /// Counted pauses: each one's length; in rounds, the longest a round may ask for. Either way no pause is held
+    /// longer than this from now (see `crate::pause`).
     pub duration_ms: u64,
+    /// Coordinated rounds, when pauses are started by control requests rather than counted here.
+    pub rounds: Option<Rounds>,
     /// Indexes into [`Config::reservations`].
     pub paths: Vec<PathIndex>,
+}
+
+/// Coordinated rounds (see `crate::pause::rounds`): held requests are never refused for the pause, since a
+/// what-if run measures the application slowed, not refusing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rounds {
+    /// The URL path of the control request that starts a round.
+    pub control_path: String,
+}
+
+impl PauseSchedule {
+    /// Whether pauses come in coordinated rounds.
+    pub fn in_rounds(&self) -> bool {
+        self.rounds.is_some()
+    }
 }
 
 /// The validated configuration the filter runs with.
@@ -166,6 +186,10 @@ impl Config {
 
     /// Why the pause would refuse requests of the reservation at `index` with a 503 rather than delay them.
     fn pause_warning(&self, pause: &PauseSchedule, index: PathIndex) -> Option<String> {
+        if pause.in_rounds() {
+            // Rounds hold requests without bound on their queue or its timeout.
+            return None;
+        }
         let reservation = self.reservation(index)?;
         let (name, field) = (&reservation.name, self.field_of(index));
         if reservation.max_queue == 0 {
@@ -317,13 +341,10 @@ fn local(raw: &RawLocal, pause: Option<&RawPause>) -> Result<(Reservation, Vec<&
 }
 
 fn pause(raw: &RawPause, reservations: &[Reservation]) -> Result<PauseSchedule, ConfigError> {
-    if raw.every_requests == 0 {
-        return Err(error("pause.every_requests", "must be at least 1"));
-    }
-    if raw.duration_ms == 0 {
-        return Err(error("pause.duration_ms", "must be at least 1"));
-    }
-    at_most("pause.duration_ms", raw.duration_ms, 1, MAX_TIME_MS)?;
+    let (every_requests, duration_ms, rounds) = match &raw.rounds {
+        Some(rounds) => pause_rounds(raw, rounds)?,
+        None => pause_counted(raw)?,
+    };
     if raw.paths.is_empty() {
         return Err(error("pause.paths", "must name at least one path"));
     }
@@ -335,7 +356,43 @@ fn pause(raw: &RawPause, reservations: &[Reservation]) -> Result<PauseSchedule, 
             None => return Err(error(format!("pause.paths[{i}]"), format!("no path is named `{name}`"))),
         }
     }
-    Ok(PauseSchedule { every_requests: raw.every_requests, duration_ms: raw.duration_ms, paths })
+    Ok(PauseSchedule { every_requests, duration_ms, rounds, paths })
+}
+
+fn pause_counted(raw: &RawPause) -> Result<(u64, u64, Option<Rounds>), ConfigError> {
+    let needed = "is needed unless `pause.rounds` is given";
+    let every_requests = raw.every_requests.ok_or_else(|| error("pause.every_requests", needed))?;
+    let duration_ms = raw.duration_ms.ok_or_else(|| error("pause.duration_ms", needed))?;
+    if every_requests == 0 {
+        return Err(error("pause.every_requests", "must be at least 1"));
+    }
+    if duration_ms == 0 {
+        return Err(error("pause.duration_ms", "must be at least 1"));
+    }
+    at_most("pause.duration_ms", duration_ms, 1, MAX_TIME_MS)?;
+    Ok((every_requests, duration_ms, None))
+}
+
+fn pause_rounds(raw: &RawPause, rounds: &RawRounds) -> Result<(u64, u64, Option<Rounds>), ConfigError> {
+    let counted = "must be left out with `pause.rounds`: rounds are started by control requests, not counted";
+    if raw.every_requests.is_some() {
+        return Err(error("pause.every_requests", counted));
+    }
+    if raw.duration_ms.is_some() {
+        return Err(error("pause.duration_ms", counted));
+    }
+    let path = &rounds.control_path;
+    if !path.starts_with('/') || path.contains(['?', '#']) || path.bytes().any(|b| b.is_ascii_whitespace()) {
+        return Err(error(
+            "pause.rounds.control_path",
+            format!("must be a URL path starting with `/`, without query or spaces, not `{path}`"),
+        ));
+    }
+    if rounds.max_pause_ms == 0 {
+        return Err(error("pause.rounds.max_pause_ms", "must be at least 1"));
+    }
+    at_most("pause.rounds.max_pause_ms", rounds.max_pause_ms, 1, MAX_TIME_MS)?;
+    Ok((0, rounds.max_pause_ms, Some(Rounds { control_path: path.clone() })))
 }
 
 /// The field named by an error that is about the JSON text as a whole (its syntax) rather than one value.
@@ -531,6 +588,48 @@ mod tests {
             assert_eq!(e.field, field, "{json}: {e}");
             assert!(e.message.starts_with("number out of range"), "{json}: {e}");
         }
+    }
+
+    #[test]
+    fn rounds_replace_the_count_and_their_settings_are_checked_by_name() {
+        let paths = r#""paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 1, "max_queue": 0, "queue_timeout_ms": 10}]"#;
+        let with = |pause: &str| parse(&format!("{{{paths}, \"pause\": {pause}}}"));
+        let c =
+            with(r#"{"rounds": {"control_path": "/.pathfence/round", "max_pause_ms": 200}, "paths": ["a"]}"#).unwrap();
+        let p = c.pause.as_ref().unwrap();
+        assert_eq!(p.rounds, Some(Rounds { control_path: "/.pathfence/round".to_string() }));
+        assert_eq!((p.every_requests, p.duration_ms), (0, 200));
+        assert!(c.warnings().is_empty(), "a hold in rounds is never refused: {:?}", c.warnings());
+        for (pause, field) in [
+            (
+                r#"{"rounds": {"control_path": "/r", "max_pause_ms": 5}, "every_requests": 3, "paths": ["a"]}"#,
+                "pause.every_requests",
+            ),
+            (
+                r#"{"rounds": {"control_path": "/r", "max_pause_ms": 5}, "duration_ms": 3, "paths": ["a"]}"#,
+                "pause.duration_ms",
+            ),
+            (r#"{"rounds": {"control_path": "r", "max_pause_ms": 5}, "paths": ["a"]}"#, "pause.rounds.control_path"),
+            (r#"{"rounds": {"control_path": "/r?x", "max_pause_ms": 5}, "paths": ["a"]}"#, "pause.rounds.control_path"),
+            (r#"{"rounds": {"control_path": "/r", "max_pause_ms": 0}, "paths": ["a"]}"#, "pause.rounds.max_pause_ms"),
+            (
+                r#"{"rounds": {"control_path": "/r", "max_pause_ms": 3600001}, "paths": ["a"]}"#,
+                "pause.rounds.max_pause_ms",
+            ),
+            (
+                r#"{"rounds": {"control_path": "/r", "max_pause_ms": 5, "every": 1}, "paths": ["a"]}"#,
+                "pause.rounds.every",
+            ),
+            (r#"{"rounds": {"max_pause_ms": 5}, "paths": ["a"]}"#, "pause.rounds.control_path"),
+            (r#"{"duration_ms": 5, "paths": ["a"]}"#, "pause.every_requests"),
+            (r#"{"every_requests": 5, "paths": ["a"]}"#, "pause.duration_ms"),
+        ] {
+            let e = with(pause).unwrap_err();
+            assert_eq!(e.field, field, "{pause}: {e}");
+        }
+        // Counted pauses keep their warning about holds refused.
+        let counted = with(r#"{"every_requests": 2, "duration_ms": 50, "paths": ["a"]}"#).unwrap();
+        assert_eq!(counted.warnings().len(), 1, "{:?}", counted.warnings());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::limiter::Reason;
+use crate::pause::rounds::Answer;
 use crate::per_path::PathIndex;
 use crate::runtime::Refusal;
 
@@ -180,6 +181,12 @@ pub trait Proxy {
     /// Answers the held stream `stream` with `refusal` instead of passing it on. A stream the proxy no longer knows
     /// has nothing to refuse: `Ok`.
     fn refuse(&self, stream: u32, refusal: &Refusal) -> Result<(), HostError>;
+
+    /// Answers the held stream `stream`, a pause round's control request, with `answer` (JSON) instead of passing it
+    /// on. A binding that cannot answer says so; the runtime then lets the request go on upstream.
+    fn answer(&self, _stream: u32, _answer: &Answer) -> Result<(), HostError> {
+        Err(HostError("this build of the filter does not answer a round's control request".to_string()))
+    }
 
     /// Called after acting on other streams from the callback of `current` (a stream, or the root), for a proxy
     /// whose calls act on a current context (proxy-wasm's effective context): it makes `current` current again.

@@ -3,9 +3,12 @@
 //! Every `every_requests`-th request that passes the gate on a listed path starts a pause of `duration_ms`:
 //! until it ends, new requests on the listed paths are held before admission. The count and the pause's end
 //! live in one shared value, `(passed: u64, paused_until_ms: u64)`, so all workers count together and see the
-//! same pause.
+//! same pause. In rounds (see [`rounds`]) a control request starts each pause instead, and the value's first half
+//! is the last round started.
 
+mod control;
 mod gate;
+pub mod rounds;
 
 use crate::cas::{self, Step};
 use crate::config::PauseSchedule;
@@ -20,11 +23,11 @@ pub enum Gate {
     Closed { until_ms: u64 },
 }
 
-fn decode(bytes: &[u8]) -> (u64, u64) {
+pub(crate) fn decode(bytes: &[u8]) -> (u64, u64) {
     (read_u64(bytes, 0), read_u64(bytes, 8))
 }
 
-fn encode(passed: u64, until_ms: u64) -> [u8; 16] {
+pub(crate) fn encode(passed: u64, until_ms: u64) -> [u8; 16] {
     let mut out = [0u8; 16];
     out[..8].copy_from_slice(&passed.to_le_bytes());
     out[8..].copy_from_slice(&until_ms.to_le_bytes());
@@ -51,6 +54,13 @@ pub fn paused_until(
 
 /// Counts one request through the gate, or says it must wait for the pause in progress.
 pub fn pass(store: &dyn SharedStore, key: &str, schedule: &PauseSchedule, now_ms: u64) -> Result<Gate, HostError> {
+    if schedule.in_rounds() {
+        // Requests start no pause in rounds: only a read, no count to write.
+        return Ok(match paused_until(store, key, schedule, now_ms)? {
+            Some(until_ms) => Gate::Closed { until_ms },
+            None => Gate::Open,
+        });
+    }
     let gate = cas::update(store, key, |value| {
         let (passed, until_ms) = value.map_or((0, 0), decode);
         if holds(until_ms, now_ms, schedule.duration_ms) {
@@ -78,7 +88,7 @@ mod tests {
     use crate::testing::MemStore;
 
     fn schedule() -> PauseSchedule {
-        PauseSchedule { every_requests: 3, duration_ms: 200, paths: vec![PathIndex(0)] }
+        PauseSchedule { every_requests: 3, duration_ms: 200, rounds: None, paths: vec![PathIndex(0)] }
     }
 
     #[test]
@@ -124,7 +134,7 @@ mod tests {
     #[test]
     fn a_pause_ending_past_the_end_of_time_ends_there() {
         let s = MemStore::default();
-        let long = PauseSchedule { every_requests: 1, duration_ms: u64::MAX, paths: vec![PathIndex(0)] };
+        let long = PauseSchedule { every_requests: 1, duration_ms: u64::MAX, rounds: None, paths: vec![PathIndex(0)] };
         assert_eq!(pass(&s, "p", &long, 5).unwrap(), Gate::Open);
         assert_eq!(pass(&s, "p", &long, 6).unwrap(), Gate::Closed { until_ms: u64::MAX });
     }

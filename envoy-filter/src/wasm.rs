@@ -14,6 +14,7 @@ use crate::classifier::RequestView;
 use crate::config::Config;
 use crate::deltas::Deltas;
 use crate::host::{Clock, HostError, Metric, Metrics, Proxy, SharedStore};
+use crate::pause::rounds::Answer;
 use crate::per_path::{OfPath, PathIndex};
 use crate::runtime::{self, Refusal, Runtime};
 use crate::stats::{Ids, StatIds};
@@ -172,6 +173,18 @@ impl Proxy for EnvoyProxy {
         }
         hostcalls::send_http_response(Refusal::STATUS, refusal.headers().to_vec(), Some(refusal.body().as_bytes()))
             .map_err(|status| host_error("send_http_response", status))
+    }
+
+    fn answer(&self, stream: u32, answer: &Answer) -> Result<(), HostError> {
+        if hostcalls::set_effective_context(stream).is_err() {
+            return Ok(());
+        }
+        hostcalls::send_http_response(
+            answer.status,
+            vec![("content-type", Answer::CONTENT_TYPE)],
+            Some(answer.body.as_bytes()),
+        )
+        .map_err(|status| host_error("send_http_response", status))
     }
 
     /// So that the caller's later hostcalls do not act on the last stream resumed or refused.

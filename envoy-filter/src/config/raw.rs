@@ -111,7 +111,22 @@ impl Default for RawLocal {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPause {
-    pub every_requests: u64,
-    pub duration_ms: u64,
+    /// Counted pauses: every this many requests on the listed paths start one. Not with `rounds`.
+    pub every_requests: Option<u64>,
+    /// Counted pauses: each one's length. Not with `rounds`.
+    pub duration_ms: Option<u64>,
+    /// Coordinated rounds instead: pauses started by a control request (see [`RawRounds`]).
+    pub rounds: Option<RawRounds>,
     pub paths: Vec<String>,
+}
+
+/// A what-if run's coordinated pauses: a runner that counts the target's requests starts each round with a
+/// control request to every filter, naming the round and its pause.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRounds {
+    /// The URL path of the control request (`POST`, answered by the filter, never sent upstream).
+    pub control_path: String,
+    /// The longest pause a round may ask for.
+    pub max_pause_ms: u64,
 }

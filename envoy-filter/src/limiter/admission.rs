@@ -21,8 +21,12 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Requests of `path` held or waiting here: together at most `max_queue`.
+    /// Requests of `path` held or waiting here: together at most `max_queue`. In rounds held requests do not count:
+    /// a pause refuses none of them, nor makes the queue look longer to those released before them.
     pub(crate) fn backlog(&self, path: PathIndex) -> usize {
+        if self.config.pause.as_ref().is_some_and(|p| p.in_rounds()) {
+            return self.queued(path);
+        }
         let held = self.held.iter().filter(|c| self.requests.get(c).is_some_and(|r| r.path == path)).count();
         self.queued(path) + held
     }

@@ -2,7 +2,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use super::*;
-use crate::host::SharedStore;
+use crate::host::{Clock, SharedStore};
 use crate::pace::TickWork;
 use crate::per_path::PathIndex;
 use crate::testing::MockHost;
@@ -524,6 +524,62 @@ fn a_pause_holds_at_most_max_queue_requests_and_for_at_most_the_queue_timeout() 
     );
     assert_eq!(host.metric(A, Metric::RejectedTimeout), 2);
     assert_eq!(w.tracked(), 1);
+}
+
+/// Five requests of b (3 slots, a queue of 2, a timeout of 100 ms) arrive during a 500 ms pause, then the pause ends;
+/// returns what became of them and the effects of the tick that ended the pause.
+fn five_held_through_a_pause(w: &mut Worker<MockHost>, host: &MockHost) -> (Vec<Effect>, Vec<Effect>) {
+    let mut during = Vec::new();
+    for context in 11..=15 {
+        let decision = w.on_request(context, B, &mut during);
+        if let Decision::Reject { path, reason } = decision {
+            during.push(Effect::Reject { context, path, reason });
+        }
+    }
+    for _ in 0..49 {
+        host.advance(10);
+        w.on_tick(&mut during);
+    }
+    let mut end = Vec::new();
+    host.advance(10);
+    w.on_tick(&mut end);
+    (during, end)
+}
+
+#[test]
+fn in_rounds_a_pause_refuses_no_held_request_however_long_or_many_and_counted_pauses_do() {
+    let rounds = r#", "pause": {"rounds": {"control_path": "/r", "max_pause_ms": 1000}, "paths": ["b"]}"#;
+    let host = MockHost::default();
+    let mut w = worker(&host, rounds);
+    let key = format!("{KEY_PREFIX}pause");
+    let started = crate::pause::rounds::start(&host, &key, 1, 500, 1000, host.now_ms()).unwrap();
+    assert_eq!(started, crate::pause::rounds::Started::Paused { until_ms: host.now_ms() + 500 });
+    let (during, end) = five_held_through_a_pause(&mut w, &host);
+    assert!(during.is_empty(), "nothing refused or let through during the pause: {during:?}");
+    // Released in arrival order: three take b's slots, two wait for one, their wait starting now.
+    let resumed = |c| Effect::Resume { context: c };
+    assert_eq!(end, vec![resumed(11), resumed(12), resumed(13)]);
+    assert_eq!(w.queued(B), 2);
+    let mut fx = Vec::new();
+    host.advance(99);
+    w.on_tick(&mut fx);
+    assert!(fx.is_empty(), "the hold does not count against the queue timeout: {fx:?}");
+    w.on_stream_end(11, &mut fx);
+    w.on_stream_end(12, &mut fx);
+    assert_eq!(fx, vec![resumed(14), resumed(15)]);
+    assert_eq!((host.metric(B, Metric::RejectedQueueFull), host.metric(B, Metric::RejectedTimeout)), (0, 0));
+    assert_eq!(host.metric(B, Metric::Paused), 5);
+
+    // The control: the same hold under a counted pause of the same length refuses all but the queue's two, and
+    // those at the queue timeout.
+    let host = MockHost::default();
+    let mut w = worker(&host, r#", "pause": {"every_requests": 1, "duration_ms": 500, "paths": ["b"]}"#);
+    assert_eq!(w.on_request(10, B, &mut Vec::new()), Decision::Continue, "starts the pause");
+    let (during, end) = five_held_through_a_pause(&mut w, &host);
+    let refused =
+        |reason| during.iter().filter(|e| matches!(e, Effect::Reject { reason: r, .. } if *r == reason)).count();
+    assert_eq!((refused(Reason::QueueFull), refused(Reason::Timeout)), (3, 2), "{during:?}");
+    assert!(end.is_empty(), "{end:?}");
 }
 
 #[test]

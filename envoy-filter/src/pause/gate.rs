@@ -1,6 +1,9 @@
 //! The pause gate in front of admission: requests held while a pause is on, let through in arrival order when
 //! it ends. A held request counts against its path's `max_queue` and `queue_timeout_ms` like a waiting one, so
-//! a long pause under load refuses the overflow instead of piling up streams.
+//! a long pause under load refuses the overflow instead of piling up streams. In rounds, a what-if run's pauses,
+//! no held request is refused for the pause: the run measures the application slowed down, and a refusal would be
+//! a request it no longer makes. Each round's pause is bounded (`max_pause_ms`), and so is the hold; released, a
+//! request meets admission as if it had just arrived.
 
 use log::warn;
 
@@ -21,7 +24,8 @@ impl<H: Host> Worker<H> {
         if !others_held && matches!(self.pass_gate(), Gate::Open) {
             return self.admit_or_queue(context, path, Some(now), effects);
         }
-        if self.backlog(path) >= self.config.reservation(path).map_or(0, |r| r.max_queue as usize) {
+        if !self.in_rounds() && self.backlog(path) >= self.config.reservation(path).map_or(0, |r| r.max_queue as usize)
+        {
             self.host.add(path, Metric::RejectedQueueFull, 1);
             return Decision::Reject { path, reason: Reason::QueueFull };
         }
@@ -33,6 +37,10 @@ impl<H: Host> Worker<H> {
         self.requests.insert(context, Request { path, state: State::Held { since_ms: now } });
         self.host.add(path, Metric::Paused, 1);
         Decision::Wait
+    }
+
+    fn in_rounds(&self) -> bool {
+        self.config.pause.as_ref().is_some_and(|p| p.in_rounds())
     }
 
     /// Passes the gate as of the last reading of the clock (callers have just read it). A pause's end is a
@@ -49,6 +57,8 @@ impl<H: Host> Worker<H> {
 
     /// Lets held requests through the gate one by one while it stays open.
     pub(crate) fn release_held(&mut self, effects: &mut Vec<Effect>) {
+        // In rounds the hold does not count against the path's queue timeout: the wait starts on release.
+        let released_ms = (self.in_rounds() && !self.held.is_empty()).then(|| self.now());
         while let Some(&context) = self.held.front() {
             if let Gate::Closed { .. } = self.pass_gate() {
                 return;
@@ -57,7 +67,7 @@ impl<H: Host> Worker<H> {
             let Some(request) = self.requests.remove(&context) else {
                 continue;
             };
-            let since_ms = self.since_of(request.state);
+            let since_ms = released_ms.unwrap_or_else(|| self.since_of(request.state));
             match self.admit_or_queue(context, request.path, Some(since_ms), effects) {
                 Decision::Continue => effects.push(Effect::Resume { context }),
                 Decision::Reject { path, reason } => effects.push(Effect::Reject { context, path, reason }),
@@ -66,8 +76,11 @@ impl<H: Host> Worker<H> {
         }
     }
 
-    /// Refuses held requests that have waited `queue_timeout_ms`, as a waiting request would be.
+    /// Refuses held requests that have waited `queue_timeout_ms`, as a waiting request would be; none in rounds.
     pub(crate) fn expire_held(&mut self, now: u64, effects: &mut Vec<Effect>) {
+        if self.in_rounds() {
+            return;
+        }
         let config = &self.config;
         let requests = &self.requests;
         let expired: Vec<u32> = self

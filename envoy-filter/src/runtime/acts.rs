@@ -4,6 +4,7 @@ use log::warn;
 
 use crate::host::{Host, Proxy};
 use crate::limiter::{Effect, Reason, Worker};
+use crate::pause::rounds::Answer;
 
 /// The local reply that refuses a request: the rejection contract every binding sends as it is, the starter's
 /// (a `503` with `retry-after`, `x-pathfence-path` and an RFC 9457 problem body naming the path and the reason), so
@@ -74,8 +75,18 @@ fn quote(text: &str) -> String {
 /// of the worker that refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Act {
-    Resume { stream: u32 },
-    Refuse { stream: u32, refusal: Refusal },
+    Resume {
+        stream: u32,
+    },
+    Refuse {
+        stream: u32,
+        refusal: Refusal,
+    },
+    /// A pause round's control request, answered by the filter.
+    Answer {
+        stream: u32,
+        answer: Answer,
+    },
 }
 
 /// The acts for `effects`, which `worker` returned.
@@ -118,6 +129,15 @@ pub fn apply(proxy: &dyn Proxy, acts: Vec<Act>, current: u32) {
             Act::Refuse { stream, refusal } => {
                 if let Err(e) = proxy.refuse(stream, &refusal) {
                     warn!("pathfence: local reply failed: {e}");
+                }
+            }
+            Act::Answer { stream, answer } => {
+                if let Err(e) = proxy.answer(stream, &answer) {
+                    // The round started (or was refused) all the same; the request must not hang.
+                    warn!("pathfence: a round's control request goes on upstream unanswered: {e}");
+                    if let Err(e) = proxy.resume(stream) {
+                        warn!("pathfence: resume of stream {stream} failed: {e}");
+                    }
                 }
             }
         }

@@ -159,6 +159,11 @@ impl<H: Host> Runtime<H> {
         let mut acts = Vec::new();
         let outcome = match self.workers.try_borrow_mut() {
             Ok(mut workers) => workers.current.as_mut().map(|worker| {
+                if let Some(answer) = worker.control(request) {
+                    // Answered after the worker is let go, like a refusal.
+                    acts = vec![Act::Answer { stream, answer }];
+                    return (Headers::Stop, worker.tick_work());
+                }
                 let path = classify(worker.config(), request);
                 let mut effects = Vec::new();
                 let headers = match worker.on_request(stream, path, &mut effects) {
@@ -238,6 +243,7 @@ impl<H: Host> Runtime<H> {
                                 refusal.instance = instance;
                             }
                         }
+                        Act::Answer { .. } => {}
                     }
                 }
             }

@@ -6,9 +6,10 @@ use std::cell::RefCell;
 use super::flush::FLUSH_EVERY_MS;
 use super::*;
 use crate::counters;
-use crate::host::{HostError, Metric, Metrics};
+use crate::host::{Clock, HostError, Metric, Metrics};
 use crate::limiter::{Reason, KEY_PREFIX};
 use crate::pace::{IDLE_TICK_MS, PROMPT_TICK_MS};
+use crate::pause::rounds::Answer;
 use crate::per_path::PathIndex;
 use crate::testing::MockHost;
 
@@ -22,12 +23,15 @@ enum Call {
     TickPeriod(u64),
     Resume(u32),
     Refuse(u32, Refusal),
+    Answer(u32, Answer),
     Acted(u32),
 }
 
 #[derive(Default)]
 struct RecordingProxy {
     calls: RefCell<Vec<Call>>,
+    /// Whether it can answer a control request (the native build cannot yet).
+    cannot_answer: bool,
 }
 
 impl RecordingProxy {
@@ -47,6 +51,13 @@ impl Proxy for RecordingProxy {
     }
     fn refuse(&self, stream: u32, refusal: &Refusal) -> Result<(), HostError> {
         self.calls.borrow_mut().push(Call::Refuse(stream, refusal.clone()));
+        Ok(())
+    }
+    fn answer(&self, stream: u32, answer: &Answer) -> Result<(), HostError> {
+        if self.cannot_answer {
+            return Err(HostError("cannot".to_string()));
+        }
+        self.calls.borrow_mut().push(Call::Answer(stream, answer.clone()));
         Ok(())
     }
     fn acted(&self, current: u32) {
@@ -398,4 +409,92 @@ fn a_retired_worker_flushes_on_every_tick() {
         (0, 1),
         "the current worker waits for {FLUSH_EVERY_MS} ms of ticks"
     );
+}
+
+/// A request with a method and headers, as a round's runner sends it.
+struct Sent {
+    method: &'static str,
+    path: &'static str,
+    headers: Vec<(&'static str, &'static str)>,
+}
+
+impl RequestView for Sent {
+    fn path(&self) -> Option<Vec<u8>> {
+        Some(self.path.as_bytes().to_vec())
+    }
+    fn method(&self) -> Option<Vec<u8>> {
+        Some(self.method.as_bytes().to_vec())
+    }
+    fn header(&self, name: &str) -> Option<Vec<u8>> {
+        self.headers.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_bytes().to_vec())
+    }
+}
+
+const IN_ROUNDS: &str = r#"{"paths": [{"name": "a", "match": {"prefix": "/a"}, "max_concurrency": 1,
+    "max_queue": 1, "queue_timeout_ms": 50}],
+    "pause": {"rounds": {"control_path": "/.pathfence/round", "max_pause_ms": 100}, "paths": ["a"]}}"#;
+
+fn round(number: &'static str, pause_ms: &'static str) -> Sent {
+    Sent {
+        method: "POST",
+        path: "/.pathfence/round?x=1",
+        headers: vec![("x-pathfence-round", number), ("x-pathfence-pause-ms", pause_ms)],
+    }
+}
+
+#[test]
+fn a_rounds_control_request_is_answered_by_the_filter_and_starts_the_pause_on_every_worker() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, IN_ROUNDS.as_bytes(), |_| (host.clone(), 0)));
+    let other = Runtime::default();
+    assert!(other.configure(&proxy, ROOT, IN_ROUNDS.as_bytes(), |_| (host.clone(), 0)));
+    proxy.take();
+    let now = host.now_ms();
+    assert_eq!(runtime.on_request(&proxy, 10, &round("1", "80")), Headers::Stop);
+    let started = Answer::started(crate::pause::rounds::Control { round: 1, pause_ms: 80 }, now + 80);
+    assert_eq!(proxy.take(), vec![Call::Answer(10, started), Call::Acted(10)]);
+    // The other worker holds its requests for the pause, even past a's queue timeout, then lets them through.
+    assert_eq!(other.on_request(&proxy, 20, &Path("/a/x")), Headers::Stop);
+    assert_eq!(other.on_request(&proxy, 21, &Path("/a/y")), Headers::Stop, "a's queue of 1 does not bound a hold");
+    host.advance(79);
+    other.on_tick(&proxy, ROOT);
+    assert!(!proxy.take().iter().any(|c| matches!(c, Call::Refuse(..) | Call::Resume(..))));
+    host.advance(1);
+    other.on_tick(&proxy, ROOT);
+    assert!(proxy.take().contains(&Call::Resume(20)));
+    // The same round again is refused, and a GET, a pause over the most and a missing round are not control requests
+    // as they should be; none goes upstream.
+    assert_eq!(runtime.on_request(&proxy, 11, &round("1", "10")), Headers::Stop);
+    let statuses = |calls: Vec<Call>| -> Vec<u32> {
+        calls.into_iter().filter_map(|c| if let Call::Answer(_, a) = c { Some(a.status) } else { None }).collect()
+    };
+    assert_eq!(statuses(proxy.take()), vec![409]);
+    let get = Sent { method: "GET", ..round("2", "10") };
+    assert_eq!(runtime.on_request(&proxy, 12, &get), Headers::Stop);
+    assert_eq!(runtime.on_request(&proxy, 13, &round("2", "101")), Headers::Stop);
+    assert_eq!(runtime.on_request(&proxy, 14, &round("", "10")), Headers::Stop);
+    assert_eq!(statuses(proxy.take()), vec![405, 400, 400]);
+    assert_eq!(host.metric(A, Metric::Granted), 1, "control requests are no requests of a path");
+}
+
+#[test]
+fn without_rounds_the_control_path_is_an_ordinary_request() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = configured(&host, &proxy);
+    proxy.take();
+    assert_eq!(runtime.on_request(&proxy, 10, &round("1", "80")), Headers::Continue);
+    assert_eq!(proxy.take(), vec![]);
+}
+
+#[test]
+fn a_binding_that_cannot_answer_lets_the_control_request_go_on_and_the_round_starts_all_the_same() {
+    let host = MockHost::default();
+    let proxy = RecordingProxy { cannot_answer: true, ..RecordingProxy::default() };
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, IN_ROUNDS.as_bytes(), |_| (host.clone(), 0)));
+    proxy.take();
+    assert_eq!(runtime.on_request(&proxy, 10, &round("1", "80")), Headers::Stop);
+    assert_eq!(proxy.take(), vec![Call::Resume(10), Call::Acted(10)]);
+    assert_eq!(runtime.on_request(&proxy, 11, &Path("/a/x")), Headers::Stop, "held by the round's pause");
 }
