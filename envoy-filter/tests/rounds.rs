@@ -1,4 +1,4 @@
-//! A what-if run's coordinated rounds in a real Envoy 1.40 (`--concurrency 2`), the Wasm build: a round started by
+//! A what-if run's coordinated rounds in a real Envoy 1.40 (`--concurrency 2`), both builds: a round started by
 //! its control request holds the paused path's requests for its pause, longer than their queue timeout, and lets
 //! every one of them through; the control, a counted pause of the same length on the same path, refuses them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -52,9 +52,8 @@ fn six_of_a(port: u16) -> Vec<(u16, Duration)> {
     clients.into_iter().map(|c| c.join().unwrap()).collect()
 }
 
-#[test]
-fn a_request_held_by_a_round_longer_than_its_queue_timeout_goes_through_and_a_counted_pause_refuses_it() {
-    with_build(Build::Wasm, || {
+both_builds! {
+    fn a_request_held_by_a_round_longer_than_its_queue_timeout_goes_through_and_a_counted_pause_refuses_it() {
         let Some(bin) = envoy_bin("a_request_held_by_a_round_longer_than_its_queue_timeout_goes_through") else {
             return;
         };
@@ -90,5 +89,5 @@ fn a_request_held_by_a_round_longer_than_its_queue_timeout_goes_through_and_a_co
         println!("counted, the same pause: {counted:?}");
         let refused = counted.iter().filter(|(status, _)| *status == 503).count();
         assert_eq!(refused, 6, "a counted pause refuses what it holds past the queue: {counted:?}");
-    });
+    }
 }

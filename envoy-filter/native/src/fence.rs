@@ -17,6 +17,7 @@ use pathfence_envoy_filter::classifier::RequestView;
 use pathfence_envoy_filter::config::Config;
 use pathfence_envoy_filter::host::{Clock, HostError, Metric, Metrics, Proxy, SharedStore};
 use pathfence_envoy_filter::pace::TickWork;
+use pathfence_envoy_filter::pause::rounds::Answer;
 use pathfence_envoy_filter::per_path::{OfPath, PathIndex};
 use pathfence_envoy_filter::runtime::{self, Refusal, Runtime};
 use pathfence_envoy_filter::stats::{Ids, StatIds};
@@ -358,6 +359,23 @@ impl Proxy for NativeProxy<'_> {
                 headers.len(),
                 ModuleBuffer::of(body.as_bytes()),
                 ModuleBuffer::of(b"pathfence_refused"),
+            );
+        }
+        Ok(())
+    }
+
+    fn answer(&self, stream: u32, answer: &Answer) -> Result<(), HostError> {
+        let Some(filter) = self.filter(stream) else { return Ok(()) };
+        let mut headers = [ModuleHttpHeader::of(b"content-type", Answer::CONTENT_TYPE.as_bytes())];
+        // SAFETY: as in `refuse`: a live stream of this thread, headers and body copied during the call.
+        unsafe {
+            (self.fence.callbacks.send_response)(
+                filter,
+                answer.status,
+                headers.as_mut_ptr(),
+                headers.len(),
+                ModuleBuffer::of(answer.body.as_bytes()),
+                ModuleBuffer::of(b"pathfence_round"),
             );
         }
         Ok(())
