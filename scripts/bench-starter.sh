@@ -8,7 +8,9 @@
 # Usage: scripts/bench-starter.sh [rounds, default 6] [seconds per variant and load, default 8]
 # The defaults take about 10 minutes on 2 cores, build included. PATHFENCE_BENCH_VARIANTS=without,noop,classify,
 # no-metrics,starter adds the variants that show where the cost goes (each variant adds about 40 s per round);
-# PATHFENCE_BENCH_VARIANTS=without,without-again measures the benchmark's resolution (the baseline against itself);
+# PATHFENCE_BENCH_VARIANTS=without,calls,configured,observe,enforce measures discovery (enforce against configured: the
+# learned paths against the same paths configured by hand); PATHFENCE_BENCH_VARIANTS=without,without-again measures
+# the benchmark's resolution (the baseline against itself);
 # PATHFENCE_BENCH_WARMUP caps the seconds of wrk that warm each service up until its JIT is quiet (default 60).
 # Results: results/bench-starter/ (rounds.csv, warmup.csv, summary.txt, the services' logs), ignored by git.
 set -euo pipefail

@@ -27,9 +27,13 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 
 import io.pathfence.actuate.PathFenceMetricsListener;
 import io.pathfence.core.PathFence;
+import io.pathfence.learning.LearnedPaths;
+import io.pathfence.web.FencedHandlers;
 import io.pathfence.web.PathFenceFilter;
 import io.pathfence.web.RequestClassifier;
 
@@ -46,6 +50,10 @@ import io.pathfence.web.RequestClassifier;
  * <ul>
  * <li>{@code noop}: a filter that passes the request on; the floor;</li>
  * <li>{@code classify}: the starter's {@link RequestClassifier} and nothing more;</li>
+ * <li>{@code classify-configured}: the same with the routes discovery learns ({@code GET
+ * /orders/{id}}, {@code GET /catalog/{id}}) configured by hand;</li>
+ * <li>{@code classify-learned}: the same routes learned (discovery enforcing), found
+ * through the service's handlers;</li>
  * <li>{@code fence-no-metrics}: the starter's filter over a fence without a listener (so
  * the fence reads no clock);</li>
  * <li>{@code fence}: the starter's filter over a fence whose listener is the starter's
@@ -67,12 +75,14 @@ public class FilterBenchmark {
 	@State(Scope.Benchmark)
 	public static class Fenced {
 
-		@Param({ "noop", "classify", "fence-no-metrics", "fence" })
+		@Param({ "noop", "classify", "classify-configured", "classify-learned", "fence-no-metrics", "fence" })
 		public String filter;
 
 		Filter under;
 
 		private PathFence fence;
+
+		private LearnedPaths learnedPaths;
 
 		@Setup(Level.Trial)
 		public void setUp() {
@@ -89,10 +99,57 @@ public class FilterBenchmark {
 					request.setAttribute("path", classifier.classify((HttpServletRequest) request));
 					chain.doFilter(request, response);
 				};
+				case "classify-configured" -> classifying(configuredAsLearned());
+				case "classify-learned" -> classifying(learned());
 				case "fence-no-metrics" -> new PathFenceFilter(fence(false), classifier, Duration.ofSeconds(1));
 				case "fence" -> new PathFenceFilter(fence(true), classifier, Duration.ofSeconds(1));
 				default -> throw new IllegalArgumentException("unknown filter " + this.filter);
 			};
+		}
+
+		private static Filter classifying(RequestClassifier classifier) {
+			return (request, response, chain) -> {
+				request.setAttribute("path", classifier.classify((HttpServletRequest) request));
+				chain.doFilter(request, response);
+			};
+		}
+
+		/**
+		 * The map discovery learns, configured by hand, as the starter benchmark's
+		 * configured variant.
+		 */
+		private static RequestClassifier configuredAsLearned() {
+			Map<String, RequestClassifier.PathRoutes> routes = new LinkedHashMap<>();
+			routes.put("payment", new RequestClassifier.PathRoutes(List.of("/orders/{id}"), List.of("GET")));
+			routes.put("inventory", new RequestClassifier.PathRoutes(List.of("/catalog/{id}"), List.of("GET")));
+			return new RequestClassifier(List.of("/actuator/**"), routes, List::of);
+		}
+
+		/**
+		 * The same map learned: no configured route, the service's three handlers, and
+		 * discovery enforcing the two paths its routes' calls gave it.
+		 */
+		private RequestClassifier learned() {
+			this.fence = PathFence.builder(200).build();
+			this.learnedPaths = new LearnedPaths(this.fence, true,
+					new LearnedPaths.Settings(16, 256, 16, 1, 64, 50, Duration.ofMillis(500), 1, Duration.ZERO));
+			this.learnedPaths.served("GET", "/orders/{id}", Map.of("payment", 1));
+			this.learnedPaths.served("GET", "/catalog/{id}", Map.of("inventory", 1));
+			this.learnedPaths.served("GET", "/local/{id}", Map.of());
+			long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+			while (this.learnedPaths.pathOf("GET", "/catalog/{id}") == null
+					|| this.learnedPaths.pathOf("GET", "/orders/{id}") == null) {
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException("discovery placed no path");
+				}
+				Thread.onSpinWait();
+			}
+			Map<RequestMappingInfo, String> handlers = new LinkedHashMap<>();
+			for (String pattern : List.of("/orders/{id}", "/catalog/{id}", "/local/{id}")) {
+				handlers.put(RequestMappingInfo.paths(pattern).methods(RequestMethod.GET).build(),
+						FencedHandlers.UNFENCED);
+			}
+			return new RequestClassifier(List.of("/actuator/**"), Map.of(), () -> List.of(handlers), this.learnedPaths);
 		}
 
 		private PathFence fence(boolean metered) {
@@ -109,6 +166,9 @@ public class FilterBenchmark {
 
 		@TearDown(Level.Trial)
 		public void tearDown() {
+			if (this.learnedPaths != null) {
+				this.learnedPaths.close();
+			}
 			if (this.fence != null) {
 				this.fence.close();
 			}

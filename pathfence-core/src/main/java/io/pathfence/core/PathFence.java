@@ -459,6 +459,24 @@ public final class PathFence implements AutoCloseable {
 	 * @throws IllegalStateException if the fence is closed
 	 */
 	public void removePath(String name) {
+		remove(name, false);
+	}
+
+	/**
+	 * Removes a path reservation at run time as {@link #removePath} does, but only if no
+	 * task of the path runs or waits now: a path still in use is kept. The check and the
+	 * removal are one step, so no task of the path can start waiting in between and be
+	 * turned away by the removal.
+	 * @return whether the path was removed
+	 * @throws IllegalArgumentException if no path reservation has that name, or it is
+	 * {@link #LOCAL}
+	 * @throws IllegalStateException if the fence is closed
+	 */
+	public boolean removePathIfIdle(String name) {
+		return remove(name, true);
+	}
+
+	private boolean remove(String name, boolean onlyIfIdle) {
 		if (LOCAL.equals(name)) {
 			throw new IllegalArgumentException("the local reservation cannot be removed");
 		}
@@ -475,6 +493,9 @@ public final class PathFence implements AutoCloseable {
 			}
 			if (this.reservations.get(name) != path) {
 				throw new IllegalArgumentException("path '" + name + "' was removed already");
+			}
+			if (onlyIfIdle && (path.active > 0 || !path.queue.isEmpty())) {
+				return false;
 			}
 			permits = path.permits;
 			path.removed = true;
@@ -508,6 +529,7 @@ public final class PathFence implements AutoCloseable {
 				heard.pathRemoved(name, permits);
 			}
 		}
+		return true;
 	}
 
 	/**

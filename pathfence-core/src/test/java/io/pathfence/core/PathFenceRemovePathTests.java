@@ -175,14 +175,61 @@ class PathFenceRemovePathTests {
 	}
 
 	@Test
+	void removingIfIdleKeepsAPathWhileATaskOfItRunsOrWaits() {
+		PathFence fence = PathFence.builder(4).path("a", 1, 5, Duration.ZERO).build();
+		Ticket running = acquire(fence, "a");
+		assertThat(fence.removePathIfIdle("a")).as("a task runs").isFalse();
+		Ticket waiting = acquire(fence, "a");
+		assertThat(isWaiting(waiting)).isTrue();
+		running.release();
+		assertThat(this.granted).containsExactly(waiting);
+		assertThat(fence.removePathIfIdle("a")).as("the granted waiter runs").isFalse();
+		waiting.release();
+		// A local task on the path's lent permit does not keep the path.
+		acquire(fence, PathFence.LOCAL);
+		acquire(fence, PathFence.LOCAL);
+		acquire(fence, PathFence.LOCAL);
+		Ticket borrowing = acquire(fence, PathFence.LOCAL);
+		assertThat(isBorrowed(borrowing)).isTrue();
+		assertThat(fence.removePathIfIdle("a")).isTrue();
+		assertThat(fence.pathNames()).containsExactly(PathFence.LOCAL);
+		assertThat(fence.figures(PathFence.LOCAL).permits()).isEqualTo(4);
+		borrowing.release();
+		assertThat(held(fence)).isEqualTo(3);
+		assertThat(Inspection.violations(fence)).isEmpty();
+	}
+
+	@Test
+	void removingIfIdleKeepsAPathWithAWaiterAndTellsTheWaiterNothing() {
+		PathFence fence = PathFence.builder(2).path("a", 1, 5, Duration.ZERO).build();
+		Ticket running = acquire(fence, "a");
+		List<Ticket> expired = new CopyOnWriteArrayList<>();
+		Ticket waiting = fence.acquire("a", Inspection.waiter(this.granted::add, expired::add));
+		assertThat(isWaiting(waiting)).isTrue();
+		assertThat(fence.removePathIfIdle("a")).isFalse();
+		assertThat(fence.hasPath("a")).isTrue();
+		assertThat(isWaiting(waiting)).isTrue();
+		assertThat(expired).isEmpty();
+		running.release();
+		waiting.release();
+		assertThat(fence.removePathIfIdle("a")).isTrue();
+		assertThat(held(fence)).isZero();
+		assertThat(Inspection.violations(fence)).isEmpty();
+		fence.close();
+	}
+
+	@Test
 	void refusesLocalUnknownAndAClosedFence() {
 		PathFence fence = PathFence.builder(10).path("a", 3, 2, Duration.ZERO).build();
 		assertThatIllegalArgumentException().isThrownBy(() -> fence.removePath(PathFence.LOCAL))
 			.withMessageContaining("cannot be removed");
 		assertThatIllegalArgumentException().isThrownBy(() -> fence.removePath("c"))
 			.withMessageContaining("unknown path 'c'");
+		assertThatIllegalArgumentException().isThrownBy(() -> fence.removePathIfIdle(PathFence.LOCAL))
+			.withMessageContaining("cannot be removed");
 		fence.close();
 		assertThatIllegalStateException().isThrownBy(() -> fence.removePath("a")).withMessageContaining("closed");
+		assertThatIllegalStateException().isThrownBy(() -> fence.removePathIfIdle("a")).withMessageContaining("closed");
 	}
 
 	/**

@@ -27,6 +27,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFigures;
 import io.pathfence.discovery.LearnedRoute;
 import io.pathfence.discovery.LeftLocal;
 import io.pathfence.discovery.PathNames;
@@ -57,11 +58,14 @@ import io.pathfence.web.LearnedClassification;
  * the endpoint reads what the applier last published; neither waits for the other nor for
  * a request.
  * <p>
- * A learned path none of whose routes was served for {@code retireAfter} (they moved to
- * other sets, or went quiet) is retired: in enforce mode its reservation is removed
- * ({@link PathFence#removePath}), its permits go back to the local reservation and tasks
- * still waiting for it are turned away rather than left waiting; its quiet routes learn
- * afresh.
+ * A learned path none of whose routes had a request for {@code retireAfter} (they moved
+ * to other sets, or went quiet) is retired. A request counts when it is classified to the
+ * path (seen by the next placement pass), not only when it is served, so requests waiting
+ * for their permits keep the path; and a path is never retired while a task of it runs or
+ * waits, so a stall longer than {@code retireAfter} does not send its routes to local.
+ * Its routes are classified local first; then, in enforce mode, its reservation is
+ * removed once idle ({@link PathFence#removePathIfIdle}), its permits going back to the
+ * local reservation. Its quiet routes learn afresh.
  */
 public class LearnedPaths implements LearnedClassification, AutoCloseable {
 
@@ -114,6 +118,12 @@ public class LearnedPaths implements LearnedClassification, AutoCloseable {
 
 	/** What the latest placement pass decided; replaced whole. */
 	private volatile Placement placement = Placement.NONE;
+
+	/**
+	 * Retired paths whose reservation is still to be removed: a task classified to one
+	 * before it was retired came in meanwhile. Guarded by the placement lock.
+	 */
+	private final Set<String> retiring = new LinkedHashSet<>();
 
 	/**
 	 * Learned paths placed by a thread of their own, which also retires quiet paths.
@@ -256,12 +266,17 @@ public class LearnedPaths implements LearnedClassification, AutoCloseable {
 
 	@Override
 	public String pathOf(String method, String pattern) {
-		Map<String, Map<String, String>> byPattern = this.placement.byPattern;
+		Map<String, Map<String, LearnedPath>> byPattern = this.placement.byPattern;
 		if (byPattern.isEmpty()) {
 			return null;
 		}
-		Map<String, String> byMethod = byPattern.get(pattern);
-		return (byMethod != null) ? byMethod.get(method) : null;
+		Map<String, LearnedPath> byMethod = byPattern.get(pattern);
+		LearnedPath path = (byMethod != null) ? byMethod.get(method) : null;
+		if (path == null) {
+			return null;
+		}
+		path.classified();
+		return path.name;
 	}
 
 	@Override
@@ -293,7 +308,7 @@ public class LearnedPaths implements LearnedClassification, AutoCloseable {
 		try {
 			synchronized (this.placementLock) {
 				long now = this.nanoClock.getAsLong();
-				Map<Route, String> placed = new LinkedHashMap<>();
+				Map<Route, LearnedPath> placed = new LinkedHashMap<>();
 				Map<String, List<RouteState>> members = new LinkedHashMap<>();
 				for (RouteState state : sortedStates()) {
 					if (state.overflowed()) {
@@ -311,13 +326,18 @@ public class LearnedPaths implements LearnedClassification, AutoCloseable {
 					}
 					if (path != null) {
 						this.leftLocal.remove(state.route);
-						placed.put(state.route, path.name);
+						placed.put(state.route, path);
 						members.computeIfAbsent(path.name, (name) -> new ArrayList<>()).add(state);
 						path.lastUsedNanos = Math.max(path.lastUsedNanos, state.lastServedNanos());
 					}
 				}
-				retireQuietPaths(now, placed, members);
+				List<String> retired = retireQuietPaths(now, placed, members);
+				// Published before any reservation is removed, so no request is
+				// classified
+				// to a path that is gone.
 				publish(placed);
+				this.retiring.addAll(retired);
+				removeRetiredReservations();
 			}
 		}
 		catch (RuntimeException ex) {
@@ -361,17 +381,23 @@ public class LearnedPaths implements LearnedClassification, AutoCloseable {
 	}
 
 	/**
-	 * Retires every learned path none of whose routes was served for the retirement time:
-	 * its routes that still confirm its set learn afresh, and in enforce mode its
-	 * reservation is removed, its permits going back to local.
+	 * Retires every learned path none of whose routes had a request for the retirement
+	 * time and of which no task runs or waits: its routes that still confirm its set
+	 * learn afresh. Returns the retired paths, whose reservations are removed once the
+	 * placement without them is published.
 	 */
-	private void retireQuietPaths(long now, Map<Route, String> placed, Map<String, List<RouteState>> members) {
+	private List<String> retireQuietPaths(long now, Map<Route, LearnedPath> placed,
+			Map<String, List<RouteState>> members) {
 		long retireAfter = this.settings.retireAfter().toNanos();
 		if (retireAfter == 0) {
-			return;
+			return List.of();
 		}
+		List<String> retired = new ArrayList<>();
 		for (var entry : new ArrayList<>(this.pathOfSet.entrySet())) {
 			LearnedPath path = entry.getValue();
+			if (path.takeClassified() || inUse(path.name)) {
+				path.lastUsedNanos = now;
+			}
 			if (now - path.lastUsedNanos < retireAfter) {
 				continue;
 			}
@@ -380,28 +406,63 @@ public class LearnedPaths implements LearnedClassification, AutoCloseable {
 				state.forget(entry.getKey());
 				placed.remove(state.route);
 			}
-			if (this.enforce && this.fence.hasPath(path.name)) {
-				try {
-					this.fence.removePath(path.name);
-				}
-				catch (IllegalArgumentException | IllegalStateException ex) {
-					// Removed or closed meanwhile: nothing is left to give back.
-				}
-			}
+			retired.add(path.name);
 			logger.info("Retired learned path '" + path.name + "' (calls " + PathNames.setName(entry.getKey())
 					+ "): no request of its routes for " + this.settings.retireAfter()
 					+ " (pathfence.discovery.retire-after)");
 		}
+		return retired;
 	}
 
-	private void publish(Map<Route, String> placed) {
-		Map<String, Map<String, String>> byPattern = new HashMap<>();
-		placed.forEach((route, path) -> byPattern.computeIfAbsent(route.pattern(), (p) -> new HashMap<>())
-			.put(route.method(), path));
+	/** Whether a task of the path runs or waits now. */
+	private boolean inUse(String path) {
+		if (!this.enforce || !this.fence.hasPath(path)) {
+			return false;
+		}
+		try {
+			PathFigures figures = this.fence.figures(path);
+			return figures.active() > 0 || figures.queued() > 0;
+		}
+		catch (IllegalArgumentException ex) {
+			// Removed meanwhile: nothing of it runs any more.
+			return false;
+		}
+	}
+
+	/**
+	 * Removes the reservations of retired paths of which no task runs or waits; one that
+	 * a request classified before its retirement still uses is removed on a later pass.
+	 */
+	private void removeRetiredReservations() {
+		if (!this.enforce) {
+			this.retiring.clear();
+			return;
+		}
+		for (var iterator = this.retiring.iterator(); iterator.hasNext();) {
+			String name = iterator.next();
+			try {
+				if (!this.fence.hasPath(name) || this.fence.removePathIfIdle(name)) {
+					iterator.remove();
+				}
+			}
+			catch (IllegalArgumentException | IllegalStateException ex) {
+				// Removed or closed meanwhile: nothing is left to give back.
+				iterator.remove();
+			}
+		}
+	}
+
+	private void publish(Map<Route, LearnedPath> placed) {
+		Map<String, Map<String, LearnedPath>> byPattern = new HashMap<>();
+		Map<Route, String> classification = new LinkedHashMap<>();
+		placed.forEach((route, path) -> {
+			byPattern.computeIfAbsent(route.pattern(), (p) -> new HashMap<>()).put(route.method(), path);
+			classification.put(route, path.name);
+		});
 		byPattern.replaceAll((pattern, byMethod) -> Map.copyOf(byMethod));
 		Map<SortedSet<String>, String> paths = new LinkedHashMap<>();
 		this.pathOfSet.forEach((set, path) -> paths.put(set, path.name));
-		this.placement = new Placement(Collections.unmodifiableMap(placed), Map.copyOf(byPattern),
+		this.placement = new Placement(Collections.unmodifiableMap(classification), Map.copyOf(byPattern),
 				Collections.unmodifiableMap(paths), Collections.unmodifiableMap(new TreeMap<>(this.leftLocal)));
 	}
 
@@ -484,23 +545,48 @@ public class LearnedPaths implements LearnedClassification, AutoCloseable {
 	 * @param pathOfSet each learned set's path, in the order they were given
 	 * @param leftLocal routes a cap left local, with the reason
 	 */
-	private record Placement(Map<Route, String> classification, Map<String, Map<String, String>> byPattern,
+	private record Placement(Map<Route, String> classification, Map<String, Map<String, LearnedPath>> byPattern,
 			Map<SortedSet<String>, String> pathOfSet, Map<Route, LeftLocal.Reason> leftLocal) {
 
 		static final Placement NONE = new Placement(Map.of(), Map.of(), Map.of(), Map.of());
 
 	}
 
-	/** A learned path and when a request of its routes was last seen; placement only. */
+	/**
+	 * A learned path and when a request of its routes was last seen. Request threads only
+	 * mark it classified; the rest is the placement's.
+	 */
 	private static final class LearnedPath {
 
 		final String name;
+
+		/** Set when a request is classified to the path, cleared by a placement pass. */
+		private volatile boolean classified;
 
 		long lastUsedNanos;
 
 		LearnedPath(String name, long now) {
 			this.name = name;
 			this.lastUsedNanos = now;
+		}
+
+		void classified() {
+			// Read first: once set, the many requests of a busy path write nothing, so
+			// they do not contend for the field's cache line.
+			if (!this.classified) {
+				this.classified = true;
+			}
+		}
+
+		/**
+		 * Whether a request was classified to the path since the last call; clears it.
+		 */
+		boolean takeClassified() {
+			if (!this.classified) {
+				return false;
+			}
+			this.classified = false;
+			return true;
 		}
 
 	}

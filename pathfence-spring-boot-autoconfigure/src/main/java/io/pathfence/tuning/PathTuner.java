@@ -217,7 +217,14 @@ public class PathTuner implements PathFenceListener {
 			else if (result.recommended().isPresent() && result.recommended().getAsInt() != current) {
 				guard = "Held at " + current + " by the guards (min, max, room in the pool, hysteresis).";
 			}
-			this.decisions.put(path, TuningDecision.of(path, result, current, next, guard, this.clock.instant()));
+			TuningDecision decision = TuningDecision.of(path, result, current, next, guard, this.clock.instant());
+			this.decisions.put(path, decision);
+			if (this.recorders.get(path) != entry.getValue()) {
+				// Removed while this decision was made, after onPathRemoved cleared the
+				// path's decision: none is kept for a path that is gone.
+				this.decisions.remove(path, decision);
+				continue;
+			}
 			AtomicLongArray counts = this.decisionCounts.get(path);
 			if (counts != null) {
 				counts.incrementAndGet(result.verdict().ordinal());

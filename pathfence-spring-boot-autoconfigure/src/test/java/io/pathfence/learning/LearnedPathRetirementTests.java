@@ -9,12 +9,18 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 
 import io.pathfence.core.Admission;
 import io.pathfence.core.PathFence;
+import io.pathfence.core.PathFenceListener;
 import io.pathfence.core.PathFigures;
 import io.pathfence.core.Ticket;
 import io.pathfence.core.Waiter;
+import io.pathfence.web.FencedHandlers;
+import io.pathfence.web.RequestClassifier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -69,7 +75,7 @@ class LearnedPathRetirementTests {
 	}
 
 	@Test
-	void aPathWhoseRoutesMovedAwayIsRetiredAndItsPermitsGoBackToLocalWithNoWaiterStranded() {
+	void aPathWhoseRoutesMovedAwayIsRetiredOnceItsTasksEndAndItsPermitsGoBackToLocal() {
 		serve("/orders", 2, "shipping");
 		assertThat(this.fence.figures("shipping").permits()).isEqualTo(2);
 		assertThat(this.fence.figures(PathFence.LOCAL).permits()).isEqualTo(6);
@@ -79,29 +85,119 @@ class LearnedPathRetirementTests {
 		assertThat(waiting.admission()).isEqualTo(Admission.QUEUED);
 		serve("/orders", 2);
 		assertThat(this.learned.pathOf("GET", "/orders")).isNull();
+		later(RETIRE_AFTER);
+		this.learned.place();
+		assertThat(this.fence.hasPath("shipping")).as("kept while its tasks run and wait").isTrue();
+		assertThat(this.told).isEmpty();
+		first.release();
+		// The waiter is granted, runs and releases its permit.
+		assertThat(this.told).containsExactly(waiting);
+		second.release();
 		later(RETIRE_AFTER.minusSeconds(1));
 		this.learned.place();
-		assertThat(this.fence.hasPath("shipping")).as("kept until retire-after has passed").isTrue();
+		assertThat(this.fence.hasPath("shipping")).as("kept until retire-after has passed idle").isTrue();
 		later(Duration.ofSeconds(1));
 		this.learned.place();
 		assertThat(this.fence.hasPath("shipping")).isFalse();
 		assertThat(this.fence.figures(PathFence.LOCAL).permits()).isEqualTo(8);
 		assertThat(permitsInAll()).isEqualTo(10);
-		// The waiting task has no queue timeout, yet it is told and not left waiting.
-		Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> this.told.contains(waiting));
-		// Its two running tasks keep their permits until they finish.
-		assertThat(this.fence.figures(PathFence.LOCAL).active()).isZero();
-		first.release();
-		second.release();
 		assertThat(this.fence.figures().stream().mapToInt(PathFigures::active).sum()).isZero();
 		assertThat(this.learned.report().paths()).isEmpty();
 		this.fence.close();
 	}
 
+	/**
+	 * A stall longer than retire-after: no request of the path completes, so none is
+	 * served, but its tasks hold its permits and wait for them. Retiring the path would
+	 * send its routes to local, where the stall would take the local threads.
+	 */
+	@Test
+	void aPathWhoseTasksRunAndWaitLongerThanRetireAfterIsKept() {
+		serve("/orders", 2, "shipping");
+		Ticket first = this.fence.acquire("shipping", this.waiter);
+		Ticket second = this.fence.acquire("shipping", this.waiter);
+		Ticket waiting = this.fence.acquire("shipping", this.waiter);
+		assertThat(waiting.admission()).isEqualTo(Admission.QUEUED);
+		later(RETIRE_AFTER.multipliedBy(3));
+		this.learned.place();
+		assertThat(this.fence.hasPath("shipping")).isTrue();
+		assertThat(this.told).as("the waiter is not turned away").isEmpty();
+		assertThat(this.learned.pathOf("GET", "/orders")).isEqualTo("shipping");
+		first.release();
+		second.release();
+		assertThat(this.told).containsExactly(waiting);
+		assertThat(permitsInAll()).isEqualTo(10);
+		this.fence.close();
+	}
+
+	/**
+	 * Requests that waited for their permits are never served as far as learning goes
+	 * (their calls are not seen), yet they were classified to the path: that is a use.
+	 */
+	@Test
+	void aPathWhoseRequestsAreClassifiedButNotServedIsKept() {
+		serve("/orders", 2, "shipping");
+		later(RETIRE_AFTER.dividedBy(2));
+		assertThat(this.learned.pathOf("GET", "/orders")).isEqualTo("shipping");
+		later(RETIRE_AFTER.dividedBy(2).plusSeconds(1));
+		this.learned.place();
+		assertThat(this.fence.hasPath("shipping")).as("classified within retire-after").isTrue();
+		assertThat(this.learned.report().paths()).extracting(LearnedPaths.PathReport::name).containsExactly("shipping");
+		later(RETIRE_AFTER);
+		this.learned.place();
+		assertThat(this.fence.hasPath("shipping")).as("neither classified nor served since").isFalse();
+	}
+
+	/**
+	 * The placement without the retired path is published before its reservation goes, so
+	 * a request classified meanwhile is not sent to a path that no longer exists.
+	 */
+	@Test
+	void aRetiredPathsRoutesAreClassifiedLocalBeforeItsReservationIsRemoved() {
+		List<String> classifiedAtRemoval = new CopyOnWriteArrayList<>();
+		this.fence.addListener(new PathFenceListener() {
+			@Override
+			public void onPathRemoved(String path, int permits) {
+				classifiedAtRemoval
+					.add(String.valueOf(LearnedPathRetirementTests.this.learned.pathOf("GET", "/orders")));
+			}
+		});
+		serve("/orders", 2, "shipping");
+		later(RETIRE_AFTER);
+		this.learned.place();
+		assertThat(this.fence.hasPath("shipping")).isFalse();
+		assertThat(classifiedAtRemoval).containsExactly("null");
+	}
+
+	/**
+	 * The classifier a request goes through: its learned path while the path lives, local
+	 * once it is retired, and the request is admitted on local's permits.
+	 */
+	@Test
+	void aRetiredPathsRoutesAreClassifiedLocalAndAdmitted() {
+		RequestClassifier classifier = new RequestClassifier(List.of(), Map.of(), () -> List.of(Map
+			.of(RequestMappingInfo.paths("/orders").methods(RequestMethod.GET).build(), FencedHandlers.UNFENCED)),
+				this.learned);
+		serve("/orders", 2, "shipping");
+		assertThat(classifier.classify(new MockHttpServletRequest("GET", "/orders"))).isEqualTo("shipping");
+		later(RETIRE_AFTER);
+		this.learned.place();
+		later(RETIRE_AFTER);
+		this.learned.place();
+		assertThat(this.fence.hasPath("shipping")).isFalse();
+		String path = classifier.classify(new MockHttpServletRequest("GET", "/orders"));
+		assertThat(path).isEqualTo(PathFence.LOCAL);
+		Ticket ticket = this.fence.acquire(path, this.waiter);
+		assertThat(ticket.admission()).isEqualTo(Admission.GRANTED);
+		ticket.release();
+	}
+
 	@Test
 	void aQuietRoutesPathIsRetiredAndTheRouteLearnsAfreshUnderTheSameName() {
 		serve("/orders", 2, "shipping");
-		assertThat(this.learned.pathOf("GET", "/orders")).isEqualTo("shipping");
+		// Read from the report: classifying a request would count as a use.
+		assertThat(this.learned.report().routes()).extracting(LearnedPaths.RouteReport::path)
+			.containsExactly("shipping");
 		later(RETIRE_AFTER);
 		this.learned.place();
 		assertThat(this.learned.pathOf("GET", "/orders")).isNull();

@@ -42,6 +42,15 @@ enum Variant {
 	 */
 	CALLS("calls", "with the starter, routes calling downstreams", true, "pathFenceFilter", "--bench.calls=true"),
 
+	/**
+	 * The same with discovery off and the two paths discovery learns configured by hand
+	 * (same routes, methods and permits): the baseline that has the fence on the learned
+	 * paths' routes, so that enforce against it is the cost of learning and of learned
+	 * classification only.
+	 */
+	CONFIGURED("configured", "the same, the learned paths configured by hand", true, "pathFenceFilter",
+			"--bench.calls=true", "--spring.config.name=configured"),
+
 	/** The same, discovery learning each route's downstreams and enforcing nothing. */
 	OBSERVE("observe", "the same, discovery observing", true, "pathFenceFilter", "--bench.calls=true",
 			"--pathfence.discovery.mode=observe"),
@@ -95,7 +104,7 @@ enum Variant {
 	 * discovery, the same service with discovery off.
 	 */
 	Variant baseline() {
-		return (this == OBSERVE || this == ENFORCE) ? CALLS : WITHOUT;
+		return (this == CONFIGURED || this == OBSERVE || this == ENFORCE) ? CALLS : WITHOUT;
 	}
 
 	/**
