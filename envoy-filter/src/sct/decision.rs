@@ -87,8 +87,12 @@ impl fmt::Display for Decision {
             write!(f, ", recommended {recommended}")?;
         }
         if self.held.any() {
-            let names =
-                [(self.held.bounds, "min/max"), (self.held.hysteresis, "hysteresis"), (self.held.max_step, "max_step")];
+            let names = [
+                (self.held.bounds, "min/max"),
+                (self.held.hysteresis, "hysteresis"),
+                (self.held.max_step, "max_step"),
+                (self.held.demand, "a light load"),
+            ];
             let mut held = names.iter().filter(|(on, _)| *on).map(|(_, name)| *name);
             write!(f, ", held by {}", held.next().unwrap_or_default())?;
             for name in held {
@@ -124,7 +128,7 @@ mod tests {
             "PLATEAU: limit 24 -> 20 (range [16, 20], recommended 16, held by max_step, 1200 samples): throughput is \
              on a plateau"
         );
-        let held = Held { bounds: true, hysteresis: true, max_step: false };
+        let held = Held { bounds: true, hysteresis: true, ..Held::default() };
         let kept = Decision::new(plateau(), 17, Step { limit: 17, held });
         assert!(
             kept.to_string()

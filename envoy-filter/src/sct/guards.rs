@@ -29,11 +29,15 @@ pub struct Held {
     pub hysteresis: bool,
     /// The change was cut to `max_step`.
     pub max_step: bool,
+    /// A plateau would have lowered the limit although the window showed no saturation (no request waited for a
+    /// slot, the response time did not grow across the plateau): the load's limit, not the path's (see
+    /// [`super::tuner::PathTuner::decide`]).
+    pub demand: bool,
 }
 
 impl Held {
     pub fn any(self) -> bool {
-        self.bounds || self.hysteresis || self.max_step
+        self.bounds || self.hysteresis || self.max_step || self.demand
     }
 }
 

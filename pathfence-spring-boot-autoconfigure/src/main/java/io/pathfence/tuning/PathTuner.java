@@ -27,7 +27,10 @@ import io.pathfence.sct.Verdict;
  * {@link ReservationStep} guards. A plateau lowers a reservation only if requests waited
  * for its permits in the window: a light load that never does reaches a few levels by
  * chance, with throughput that may look flat across them, and lowering on that would cut
- * the path to its quiet time's concurrency just before its next burst. The local
+ * the path to its quiet time's concurrency just before its next burst. Intervals in which
+ * the path's downstream stalled are left out of the analysis ({@link StalledIntervals}):
+ * they are the downstream's outage, not points of the path's throughput curve, and read
+ * as one they would cut the reservation after every millibottleneck. The local
  * reservation is never tuned: it serves work that calls no downstream, and it keeps what
  * the paths leave of the pool.
  */
@@ -180,7 +183,9 @@ public class PathTuner implements PathFenceListener {
 		for (Map.Entry<String, ConcurrencyRecorder> entry : this.recorders.entrySet()) {
 			String path = entry.getKey();
 			List<Sample> window = entry.getValue().snapshot(now);
-			SctResult result = this.analyzer.analyze(window);
+			boolean[] stalled = StalledIntervals.of(window);
+			int stalls = StalledIntervals.count(stalled);
+			SctResult result = this.analyzer.analyze((stalls > 0) ? StalledIntervals.leftOut(window, stalled) : window);
 			if (!target.hasPath(path)) {
 				// Removed since this loop began: it has nothing left to size.
 				continue;
@@ -216,6 +221,11 @@ public class PathTuner implements PathFenceListener {
 			}
 			else if (result.recommended().isPresent() && result.recommended().getAsInt() != current) {
 				guard = "Held at " + current + " by the guards (min, max, room in the pool, hysteresis).";
+			}
+			if (stalls > 0) {
+				String left = "Left out " + stalls + " of " + window.size()
+						+ " intervals in which a stalled downstream held the path's requests.";
+				guard = (guard != null) ? guard + " " + left : left;
 			}
 			TuningDecision decision = TuningDecision.of(path, result, current, next, guard, this.clock.instant());
 			this.decisions.put(path, decision);
