@@ -16,7 +16,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use pathfence_envoy_filter::classifier::RequestView;
 use pathfence_envoy_filter::config::Config;
 use pathfence_envoy_filter::host::{Clock, HostError, Metric, Metrics, Proxy, SharedStore};
-use pathfence_envoy_filter::pace::TickWork;
 use pathfence_envoy_filter::pause::rounds::Answer;
 use pathfence_envoy_filter::per_path::{OfPath, PathIndex};
 use pathfence_envoy_filter::runtime::{self, Refusal, Runtime};
@@ -27,11 +26,8 @@ use crate::current::Current;
 use crate::gone;
 use crate::host::Callbacks;
 use crate::metronome::Metronome;
+use crate::settle::settle;
 use crate::store::Store;
-
-/// How many ticks a fence whose last stream on its thread ended runs at once, at most, to give back what it holds:
-/// one keeps the spares requests took since the tick before, the next gives those back too.
-const SETTLING_TICKS: usize = 3;
 
 /// A `pathfence` configuration, checked and with its stats defined: shared by every worker thread.
 pub struct FenceConfig {
@@ -212,12 +208,7 @@ impl Fence {
         }
         self.within(stream.filter, || {
             self.runtime.on_stream_end(&self.proxy(), stream.id);
-            for _ in 0..SETTLING_TICKS {
-                if self.live_stream().is_some() || self.runtime.tick_work() == TickWork::None {
-                    break;
-                }
-                self.runtime.on_tick(&self.proxy(), 0);
-            }
+            settle(&self.runtime, &self.proxy(), || self.live_stream().is_some());
         });
         // Read after the runtime acted: the streams it refused may have ended meanwhile.
         if self.anchor.get() == Some(stream.id) {

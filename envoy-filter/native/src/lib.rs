@@ -20,4 +20,5 @@ pub mod host;
 pub mod logger;
 pub mod metronome;
 pub mod probe;
+pub mod settle;
 pub mod store;
