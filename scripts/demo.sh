@@ -8,6 +8,7 @@
 # Options go to the runner as they are, e.g.
 #   scripts/demo.sh --app social-network          # or media-service, sock-shop (the default), or a topology file
 #   scripts/demo.sh --trace quick --modes baseline,async,pathfence-sct,pathfence,virtual-threads
+#   scripts/demo.sh --modes baseline,pathfence-learned   # orders learns its paths (no pathfence.paths)
 #   scripts/demo.sh --fault interference --stall-length 600ms --stall-period 5s
 #   scripts/demo.sh --help
 set -euo pipefail

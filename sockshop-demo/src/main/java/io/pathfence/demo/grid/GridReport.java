@@ -294,6 +294,7 @@ final class GridReport {
 			case ASYNC -> "Async";
 			case PATHFENCE_SCT -> "Our";
 			case PATHFENCE -> "Fixed";
+			case PATHFENCE_LEARNED -> "Learned";
 			case VIRTUAL_THREADS -> "VT";
 			case ENVOY -> "Envoy";
 		};

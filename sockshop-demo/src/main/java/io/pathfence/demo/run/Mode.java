@@ -29,6 +29,14 @@ public enum Mode {
 	PATHFENCE_SCT("pathfence-sct", Server.PLATFORM_THREADS, Fencing.TUNED),
 
 	/**
+	 * PathFence at the shared service with none of the topology's paths: it learns each
+	 * route's path from the calls the route makes
+	 * ({@code pathfence.discovery.mode=enforce}) and SCT sizes the learned reservations,
+	 * so the warm-up is what configures it.
+	 */
+	PATHFENCE_LEARNED("pathfence-learned", Server.PLATFORM_THREADS, Fencing.LEARNED),
+
+	/**
 	 * Every service on virtual threads, no PathFence: today's usual answer to thread
 	 * exhaustion. Tomcat's connection limits stay as the topology gives them.
 	 */
@@ -72,6 +80,9 @@ public enum Mode {
 		arguments.add("--pathfence.enabled=" + fenced);
 		if (fenced && this.fencing == Fencing.TUNED) {
 			arguments.add("--pathfence.tuning.enabled=true");
+		}
+		if (fenced && this.fencing == Fencing.LEARNED) {
+			arguments.add("--pathfence.discovery.mode=enforce");
 		}
 		return arguments;
 	}
@@ -119,7 +130,7 @@ public enum Mode {
 
 	private enum Fencing {
 
-		NONE, FIXED, TUNED
+		NONE, FIXED, TUNED, LEARNED
 
 	}
 

@@ -57,8 +57,8 @@ public final class RunCommand implements Callable<Integer> {
 	Path results;
 
 	@Option(names = "--modes", split = ",", defaultValue = "baseline,pathfence", converter = ModeConverter.class,
-			description = "Modes to compare: baseline, pathfence, pathfence-sct, virtual-threads, async, envoy "
-					+ "(default: ${DEFAULT-VALUE}).")
+			description = "Modes to compare: baseline, pathfence, pathfence-sct, pathfence-learned, virtual-threads, async, "
+					+ "envoy " + "(default: ${DEFAULT-VALUE}).")
 	List<Mode> modes;
 
 	@Option(names = "--trace", converter = TraceConverter.class,

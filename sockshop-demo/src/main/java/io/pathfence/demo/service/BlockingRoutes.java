@@ -6,6 +6,9 @@ import java.util.Optional;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import io.micrometer.observation.ObservationRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.core.env.Environment;
@@ -36,11 +39,18 @@ class BlockingRoutes {
 	private final Map<String, Downstream> downstreams;
 
 	BlockingRoutes(Service service, SimulatedWork work, Occupancy occupancy, Environment environment,
-			@Value("${demo.call-timeout:10s}") Duration callTimeout) {
+			@Value("${demo.call-timeout:10s}") Duration callTimeout,
+			ObjectProvider<ObservationRegistry> observationRegistry) {
 		this.service = service;
 		this.work = work;
 		this.occupancy = occupancy;
-		this.downstreams = Downstreams.of(service, environment, (url) -> new Downstream(url, callTimeout));
+		// Calls are observed only for PathFence's discovery to learn from, so that the
+		// other modes do not pay for observations nothing reads.
+		boolean learning = !"off".equalsIgnoreCase(environment.getProperty("pathfence.discovery.mode", "off"));
+		ObservationRegistry observations = learning ? observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP)
+				: ObservationRegistry.NOOP;
+		this.downstreams = Downstreams.of(service, environment,
+				(name, url) -> new Downstream(name, url, callTimeout, observations));
 	}
 
 	@RequestMapping("/**")

@@ -47,7 +47,8 @@ class EventDrivenRoutes {
 		this.workers = workers;
 		this.slots = (work.workSlots() > 0) ? new EventDrivenSlots(work.workSlots()) : null;
 		this.occupancy = occupancy;
-		this.downstreams = Downstreams.of(service, environment, (url) -> new ReactiveDownstream(url, callTimeout));
+		this.downstreams = Downstreams.of(service, environment,
+				(name, url) -> new ReactiveDownstream(url, callTimeout));
 	}
 
 	@RequestMapping("/**")

@@ -26,7 +26,11 @@ public class ServiceApplication {
 		}
 		Service service = topology.service(role);
 		SpringApplication application = new SpringApplication(ServiceApplication.class);
-		application.setDefaultProperties(ServiceDefaults.of(service));
+		// With discovery enforcing, the shared service learns its paths: the topology's
+		// are
+		// left out, so that nothing is configured by hand.
+		boolean learnsPaths = "enforce".equals(argument(args, "--pathfence.discovery.mode=", "off"));
+		application.setDefaultProperties(ServiceDefaults.of(service, learnsPaths));
 		application.addInitializers((context) -> {
 			context.getBeanFactory().registerSingleton("topology", topology);
 			context.getBeanFactory().registerSingleton("service", service);

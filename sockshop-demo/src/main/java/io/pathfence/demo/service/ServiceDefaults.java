@@ -1,6 +1,7 @@
 package io.pathfence.demo.service;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.pathfence.demo.topology.Fence;
@@ -20,7 +21,12 @@ final class ServiceDefaults {
 	private ServiceDefaults() {
 	}
 
-	static Map<String, Object> of(Service service) {
+	/**
+	 * The service's properties.
+	 * @param learnsPaths whether the service learns its paths, so that the fence's are
+	 * left out (its pool and local reservation stay)
+	 */
+	static Map<String, Object> of(Service service, boolean learnsPaths) {
 		Map<String, Object> properties = new LinkedHashMap<>();
 		properties.put("server.tomcat.threads.max", service.pools().threads());
 		properties.put("server.tomcat.threads.min-spare", service.pools().minSpare());
@@ -40,7 +46,7 @@ final class ServiceDefaults {
 		Fence fence = service.fence();
 		if (fence != null) {
 			properties.put("pathfence.pool-size", fence.poolSize());
-			for (FencePath path : fence.paths()) {
+			for (FencePath path : learnsPaths ? List.<FencePath>of() : fence.paths()) {
 				String prefix = "pathfence.paths." + path.name() + ".";
 				properties.put(prefix + "permits", path.permits());
 				properties.put(prefix + "routes", String.join(",", path.routes()));
