@@ -58,12 +58,13 @@ impl Agent {
         let port_file = scratch.0.join("port");
         let mut agent = Command::new(AGENT);
         agent.args(agent_args).arg("--port-file").arg(&port_file).arg("--").args(command).stdout(Stdio::piped());
-        // A shell starts background jobs with SIGINT and SIGQUIT ignored, and exec keeps that: run from one (as a
-        // build in the background is), the service would ignore them too. The agent starts as from a terminal.
+        // A shell starts background jobs with SIGINT and SIGQUIT ignored, `nohup` ignores SIGHUP, and exec keeps
+        // that: run so (as a build in the background may be), the service would ignore them too. The agent starts
+        // as from a terminal.
         // SAFETY: between fork and exec only signal(2), which is async-signal-safe.
         unsafe {
             agent.pre_exec(|| {
-                for signal in [Signal::SIGINT, Signal::SIGQUIT] {
+                for signal in [Signal::SIGINT, Signal::SIGQUIT, Signal::SIGHUP] {
                     nix::sys::signal::signal(signal, SigHandler::SigDfl).map_err(std::io::Error::from)?;
                 }
                 Ok(())
