@@ -17,15 +17,14 @@ import io.pathfence.sct.Sample;
  * A stall shows in the response times of the requests it held: they complete when it
  * ends, having been in service far longer than the path's usual. An interval whose mean
  * response time is more than {@value #RESPONSE_TIME_JUMP} times the window's median (over
- * the intervals that completed anything) marks as stalled every interval from that
- * response time before its end up to it, and the intervals just before, in which requests
- * were in service and none completed, as the stall's beginning, and the intervals just
- * after, in which requests still waited, for as long again at most: the backlog the stall
- * left, which a path faster than its load drains in less. A path merely saturated by its
- * load is not marked: its response time grows with the concurrency the reservation
- * admits, which the window's median follows. A window that mixes a light load with a
- * saturation at ten times the knee or more can have its saturated intervals left out too;
- * the decision is then taken on the next window.
+ * the intervals that completed anything), and before which the path stood still for at
+ * least an interval (requests in service, none completed), marks as stalled every
+ * interval from that response time before its end up to it, and the intervals just
+ * before, in which requests were in service and none completed, as the stall's beginning,
+ * and the intervals just after, in which requests still waited, for as long again at
+ * most: the backlog the stall left, which a path faster than its load drains in less. A
+ * path merely saturated by its load is not marked: however long its requests take, some
+ * complete in every interval.
  */
 final class StalledIntervals {
 
@@ -55,19 +54,42 @@ final class StalledIntervals {
 			long end = late.startNanos() + late.intervalNanos();
 			long heldSince = end - (long) (late.responseTimeMillis() * 1e6);
 			int first = i;
-			for (int j = i; j >= 0 && window.get(j).startNanos() + window.get(j).intervalNanos() > heldSince; j--) {
-				stalled[j] = true;
-				first = j;
+			while (first > 0
+					&& window.get(first - 1).startNanos() + window.get(first - 1).intervalNanos() > heldSince) {
+				first--;
 			}
-			for (int j = first - 1; j >= 0 && window.get(j).throughput() == 0 && window.get(j).concurrency() > 0; j--) {
-				stalled[j] = true;
+			int leadIn = first;
+			while (leadIn > 0 && silent(window.get(leadIn - 1))) {
+				leadIn--;
+			}
+			if (!anySilent(window, leadIn, i)) {
+				// Requests in service completed all along: slow, not stopped. A path
+				// saturated far beyond its knee looks like this, and must stay in.
+				continue;
 			}
 			int drainFor = i - first + 1;
+			for (int j = leadIn; j <= i; j++) {
+				stalled[j] = true;
+			}
 			for (int j = i + 1; j < window.size() && j <= i + drainFor && window.get(j).waiting() > 0; j++) {
 				stalled[j] = true;
 			}
 		}
 		return stalled;
+	}
+
+	/** Requests were in service and none completed: the path stood still. */
+	private static boolean silent(Sample sample) {
+		return sample.throughput() == 0 && sample.concurrency() > 0;
+	}
+
+	private static boolean anySilent(List<Sample> window, int from, int to) {
+		for (int j = from; j < to; j++) {
+			if (silent(window.get(j))) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** The window without its stalled samples. */
