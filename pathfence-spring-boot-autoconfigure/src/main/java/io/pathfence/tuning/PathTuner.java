@@ -186,8 +186,10 @@ public class PathTuner implements PathFenceListener {
 			boolean[] stalled = StalledIntervals.of(window);
 			int stalls = StalledIntervals.count(stalled);
 			SctResult result = this.analyzer.analyze((stalls > 0) ? StalledIntervals.leftOut(window, stalled) : window);
-			if (!target.hasPath(path)) {
-				// Removed since this loop began: it has nothing left to size.
+			if (!target.hasPath(path) || this.recorders.get(path) != entry.getValue()) {
+				// Removed since this loop began (and perhaps added again, with a window
+				// of
+				// its own): this window has nothing left to size.
 				continue;
 			}
 			int current;
@@ -203,8 +205,8 @@ public class PathTuner implements PathFenceListener {
 			String guard = null;
 			if (next < current && result.verdict() == Verdict.PLATEAU && !reservationBound(result)) {
 				// Requests that never wait flatten the throughput by asking little, not
-				// by
-				// saturating anything, and such a plateau says nothing of what the path
+				// by saturating anything, and such a plateau says nothing of what the
+				// path
 				// needs in its next burst.
 				guard = "Held at " + current + ": at no level did " + this.config.waitingThreshold()
 						+ " or more requests wait for a permit on average, so the plateau is the load's, not the path's limit.";
