@@ -16,6 +16,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import io.pathfence.core.Admission;
 import io.pathfence.core.PathFence;
 import io.pathfence.core.RejectionReason;
 import io.pathfence.core.Ticket;
@@ -119,8 +120,11 @@ public class PathFenceFilter implements Filter {
 			if (this.fence.hasPath(path)) {
 				throw ex;
 			}
-			// A learned path retired between classification and here: its routes are
-			// local again.
+			ticket = null;
+		}
+		if (ticket == null || (ticket.admission() == Admission.REJECTED && !this.fence.hasPath(path))) {
+			// A learned path retired between classification and here (gone, or refusing
+			// every task while it goes): its routes are local again.
 			path = PathFence.LOCAL;
 			parked = new ParkedRequest(request, path);
 			ticket = this.fence.acquire(path, parked);
