@@ -1,10 +1,8 @@
 package io.pathfence.tuning;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.List;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -96,7 +94,8 @@ class PathTunerDemandLimitTests {
 		Waiter queued = new Waiter() {
 			@Override
 			public void granted(Ticket ticket) {
-				departures.add(new Departure(PathTunerDemandLimitTests.this.now.get() + serviceNanos(random), ticket));
+				departures.add(new Departure(
+						PathTunerDemandLimitTests.this.now.get() + LightLoadSimulation.serviceNanos(random), ticket));
 			}
 
 			@Override
@@ -106,7 +105,7 @@ class PathTunerDemandLimitTests {
 		};
 		int waited = 0;
 		long end = this.now.get() + length.toNanos();
-		long arrival = this.now.get() + exponentialNanos(random, 1e9 / 25);
+		long arrival = this.now.get() + LightLoadSimulation.exponentialNanos(random, 1e9 / 25);
 		while (arrival < end) {
 			while (!departures.isEmpty() && departures.peek().atNanos() <= arrival) {
 				Departure departure = departures.poll();
@@ -116,12 +115,12 @@ class PathTunerDemandLimitTests {
 			this.now.set(arrival);
 			Ticket ticket = this.fence.acquire("work", queued);
 			if (ticket.admission() == Admission.GRANTED) {
-				departures.add(new Departure(arrival + serviceNanos(random), ticket));
+				departures.add(new Departure(arrival + LightLoadSimulation.serviceNanos(random), ticket));
 			}
 			else {
 				waited++;
 			}
-			arrival += exponentialNanos(random, 1e9 / 25);
+			arrival += LightLoadSimulation.exponentialNanos(random, 1e9 / 25);
 		}
 		while (!departures.isEmpty()) {
 			Departure departure = departures.poll();
@@ -133,22 +132,11 @@ class PathTunerDemandLimitTests {
 	}
 
 	private PathFence newFence() {
-		return PathFence.builder(12).nanoClock(this.now::get).path("work", PERMITS, 10, Duration.ZERO).build();
+		return LightLoadSimulation.fence(this.now, PERMITS);
 	}
 
 	private PathTuner newTuner(PathFence fence) {
-		PathTuner tuner = new PathTuner(fence, List.of("work"), this.config, new ReservationStep(1, 12, 4, 2), 1,
-				this.now::get, Clock.systemUTC());
-		fence.addListener(tuner);
-		return tuner;
-	}
-
-	private static long serviceNanos(SplittableRandom random) {
-		return exponentialNanos(random, Duration.ofMillis(45).toNanos());
-	}
-
-	private static long exponentialNanos(SplittableRandom random, double meanNanos) {
-		return (long) (-Math.log(1 - random.nextDouble()) * meanNanos);
+		return LightLoadSimulation.tuner(fence, this.config, this.now);
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package io.pathfence.tuning;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,7 +87,8 @@ class PathTunerStallTests {
 			@Override
 			public void granted(Ticket ticket) {
 				long at = PathTunerStallTests.this.now.get();
-				departures.add(new Departure(finish(at, serviceNanos(random), stallFrom, stallTo), ticket));
+				departures.add(new Departure(finish(at, LightLoadSimulation.serviceNanos(random), stallFrom, stallTo),
+						ticket));
 			}
 
 			@Override
@@ -98,7 +98,7 @@ class PathTunerStallTests {
 		};
 		int waitedOutsideTheStall = 0;
 		long end = origin + WINDOW.toNanos();
-		long arrival = origin + exponentialNanos(random, 1e9 / 25);
+		long arrival = origin + LightLoadSimulation.exponentialNanos(random, 1e9 / 25);
 		while (arrival < end) {
 			while (!departures.isEmpty() && departures.peek().atNanos() <= arrival) {
 				Departure departure = departures.poll();
@@ -108,12 +108,13 @@ class PathTunerStallTests {
 			this.now.set(arrival);
 			Ticket ticket = fence.acquire("work", queued);
 			if (ticket.admission() == Admission.GRANTED) {
-				departures.add(new Departure(finish(arrival, serviceNanos(random), stallFrom, stallTo), ticket));
+				departures.add(new Departure(
+						finish(arrival, LightLoadSimulation.serviceNanos(random), stallFrom, stallTo), ticket));
 			}
 			else if (arrival < stallFrom || arrival > stallTo + Duration.ofSeconds(1).toNanos()) {
 				waitedOutsideTheStall++;
 			}
-			arrival += exponentialNanos(random, 1e9 / 25);
+			arrival += LightLoadSimulation.exponentialNanos(random, 1e9 / 25);
 		}
 		while (!departures.isEmpty()) {
 			Departure departure = departures.poll();
@@ -136,22 +137,11 @@ class PathTunerStallTests {
 	}
 
 	private PathFence newFence() {
-		return PathFence.builder(12).nanoClock(this.now::get).path("work", PERMITS, 10, Duration.ZERO).build();
+		return LightLoadSimulation.fence(this.now, PERMITS);
 	}
 
 	private PathTuner newTuner(PathFence fence) {
-		PathTuner tuner = new PathTuner(fence, List.of("work"), this.config, new ReservationStep(1, 12, 4, 2), 1,
-				this.now::get, Clock.systemUTC());
-		fence.addListener(tuner);
-		return tuner;
-	}
-
-	private static long serviceNanos(SplittableRandom random) {
-		return exponentialNanos(random, Duration.ofMillis(45).toNanos());
-	}
-
-	private static long exponentialNanos(SplittableRandom random, double meanNanos) {
-		return (long) (-Math.log(1 - random.nextDouble()) * meanNanos);
+		return LightLoadSimulation.tuner(fence, this.config, this.now);
 	}
 
 }
