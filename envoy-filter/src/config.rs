@@ -187,7 +187,8 @@ impl Config {
     /// Why the pause would refuse requests of the reservation at `index` with a 503 rather than delay them.
     fn pause_warning(&self, pause: &PauseSchedule, index: PathIndex) -> Option<String> {
         if pause.in_rounds() {
-            // Rounds hold requests without bound on their queue or its timeout.
+            // Rounds hold requests, and release them to wait for a slot, whatever `max_queue`; their queue timeout
+            // starts on release.
             return None;
         }
         let reservation = self.reservation(index)?;

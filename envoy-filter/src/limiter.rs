@@ -25,6 +25,7 @@ use crate::waiting_paths;
 use busy::Busy;
 use stream_ids::StreamIds;
 pub use watch::Watch;
+pub(crate) use admission::Room;
 
 mod admission;
 mod busy;
@@ -292,7 +293,7 @@ impl<H: Host> Worker<H> {
         let decision = if self.pauses(path) {
             self.through_pause(context, path, effects)
         } else {
-            self.admit_or_queue(context, path, None, effects)
+            self.admit_or_queue(context, path, None, Room::UpToMaxQueue, effects)
         };
         self.publish_waiting();
         decision

@@ -583,6 +583,40 @@ fn in_rounds_a_pause_refuses_no_held_request_however_long_or_many_and_counted_pa
 }
 
 #[test]
+fn in_rounds_held_requests_beyond_slots_and_queue_all_wait_when_the_pause_ends() {
+    let rounds = r#", "pause": {"rounds": {"control_path": "/r", "max_pause_ms": 1000}, "paths": ["b"]}"#;
+    let host = MockHost::default();
+    let mut w = worker(&host, rounds);
+    crate::pause::rounds::start(&host, &w.keys.pause, 1, 50, 1000, host.now_ms()).unwrap();
+    // Seven held on b: its three slots and its queue of two leave two beyond both.
+    let mut fx = Vec::new();
+    for context in 11..=17 {
+        assert_eq!(w.on_request(context, B, &mut fx), Decision::Wait);
+    }
+    host.advance(50);
+    w.on_tick(&mut fx);
+    let resumed = |c| Effect::Resume { context: c };
+    assert_eq!(fx, vec![resumed(11), resumed(12), resumed(13)], "none refused for the queue's room");
+    assert_eq!(w.queued(B), 4);
+    fx.clear();
+    for done in 11..=13 {
+        w.on_stream_end(done, &mut fx);
+    }
+    w.on_stream_end(14, &mut fx);
+    assert_eq!(fx, vec![resumed(14), resumed(15), resumed(16), resumed(17)]);
+    assert_eq!(host.metric(B, Metric::RejectedQueueFull), 0);
+
+    // The control: a request that was not held still meets b's queue bound, as before.
+    let host = MockHost::default();
+    let mut w = worker(&host, rounds);
+    let mut fx = Vec::new();
+    for context in 11..=15 {
+        w.on_request(context, B, &mut fx);
+    }
+    assert_eq!(w.on_request(16, B, &mut fx), Decision::Reject { path: B, reason: Reason::QueueFull });
+}
+
+#[test]
 fn a_worker_reclaimed_while_it_stalled_does_not_take_its_slots_off_active_twice() {
     let host = MockHost::default();
     let (mut stalled, mut alive) = (worker(&host, ""), worker(&host, ""));
