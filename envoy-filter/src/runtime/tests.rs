@@ -479,6 +479,35 @@ fn a_rounds_control_request_is_answered_by_the_filter_and_starts_the_pause_on_ev
 }
 
 #[test]
+fn with_a_token_only_a_control_request_carrying_it_starts_a_round() {
+    let with_token = IN_ROUNDS.replace(r#""max_pause_ms": 100"#, r#""max_pause_ms": 100, "token": "s3cret""#);
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, with_token.as_bytes(), |_| (host.clone(), 0)));
+    proxy.take();
+    let statuses = |calls: Vec<Call>| -> Vec<u32> {
+        calls.into_iter().filter_map(|c| if let Call::Answer(_, a) = c { Some(a.status) } else { None }).collect()
+    };
+    let mut wrong = round("1", "80");
+    wrong.headers.push(("x-pathfence-token", "s3crex"));
+    assert_eq!(runtime.on_request(&proxy, 10, &round("1", "80")), Headers::Stop);
+    assert_eq!(runtime.on_request(&proxy, 11, &wrong), Headers::Stop);
+    assert_eq!(statuses(proxy.take()), vec![403, 403]);
+    assert_eq!(runtime.on_request(&proxy, 12, &Path("/a/x")), Headers::Continue, "no round started");
+    let mut right = round("1", "80");
+    right.headers.push(("x-pathfence-token", "s3cret"));
+    assert_eq!(runtime.on_request(&proxy, 13, &right), Headers::Stop);
+    assert_eq!(statuses(proxy.take()), vec![200]);
+    // The control: the same configuration without a token starts a round on a request carrying none.
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, IN_ROUNDS.as_bytes(), |_| (host.clone(), 0)));
+    proxy.take();
+    assert_eq!(runtime.on_request(&proxy, 10, &round("1", "80")), Headers::Stop);
+    assert_eq!(statuses(proxy.take()), vec![200]);
+}
+
+#[test]
 fn without_rounds_the_control_path_is_an_ordinary_request() {
     let (host, proxy) = (MockHost::default(), RecordingProxy::default());
     let runtime = configured(&host, &proxy);
