@@ -191,7 +191,13 @@ impl<H: Host> Worker<H> {
         let keys = Keys {
             inflight: key("inflight"),
             waiting: key("waiting"),
-            pause: format!("{KEY_PREFIX}pause"),
+            // Rounds keep the last round where counted pauses keep their count: a configuration switched from one to
+            // the other in a running Envoy must not read the count as a round.
+            pause: if config.pause.as_ref().is_some_and(|p| p.in_rounds()) {
+                format!("{KEY_PREFIX}pause-rounds")
+            } else {
+                format!("{KEY_PREFIX}pause")
+            },
             waiting_paths: format!("{KEY_PREFIX}waiting_paths"),
         };
         for k in keys.inflight.iter().chain(&keys.waiting).chain([&keys.pause, &keys.waiting_paths]) {
