@@ -396,7 +396,10 @@ fn pause_rounds(raw: &RawPause, rounds: &RawRounds) -> Result<(u64, u64, Option<
     }
     at_most("pause.rounds.max_pause_ms", rounds.max_pause_ms, 1, MAX_TIME_MS)?;
     if rounds.token.as_ref().is_some_and(String::is_empty) {
-        return Err(error("pause.rounds.token", "must not be empty: leave it out to take control requests without one"));
+        return Err(error(
+            "pause.rounds.token",
+            "must not be empty: leave it out to take control requests without one",
+        ));
     }
     Ok((0, rounds.max_pause_ms, Some(Rounds { control_path: path.clone(), token: rounds.token.clone() })))
 }
@@ -604,7 +607,8 @@ mod tests {
             with(r#"{"rounds": {"control_path": "/.pathfence/round", "max_pause_ms": 200}, "paths": ["a"]}"#).unwrap();
         let p = c.pause.as_ref().unwrap();
         assert_eq!(p.rounds, Some(Rounds { control_path: "/.pathfence/round".to_string(), token: None }));
-        let t = with(r#"{"rounds": {"control_path": "/r", "max_pause_ms": 5, "token": "s3"}, "paths": ["a"]}"#).unwrap();
+        let t =
+            with(r#"{"rounds": {"control_path": "/r", "max_pause_ms": 5, "token": "s3"}, "paths": ["a"]}"#).unwrap();
         assert_eq!(t.pause.unwrap().rounds.unwrap().token.as_deref(), Some("s3"));
         assert_eq!((p.every_requests, p.duration_ms), (0, 200));
         assert!(c.warnings().is_empty(), "a hold in rounds is never refused: {:?}", c.warnings());

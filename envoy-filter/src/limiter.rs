@@ -22,10 +22,10 @@ use crate::counters;
 use crate::host::{Host, HostError, Metric};
 use crate::per_path::{OfPath, PathIndex, PerPath};
 use crate::waiting_paths;
+pub(crate) use admission::Room;
 use busy::Busy;
 use stream_ids::StreamIds;
 pub use watch::Watch;
-pub(crate) use admission::Room;
 
 mod admission;
 mod busy;

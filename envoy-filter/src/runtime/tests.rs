@@ -32,6 +32,8 @@ struct RecordingProxy {
     calls: RefCell<Vec<Call>>,
     /// Whether it can answer a control request (the native build cannot yet).
     cannot_answer: bool,
+    /// Whether a local reply fails (a stream the binding no longer finds).
+    cannot_refuse: bool,
 }
 
 impl RecordingProxy {
@@ -50,6 +52,9 @@ impl Proxy for RecordingProxy {
         Ok(())
     }
     fn refuse(&self, stream: u32, refusal: &Refusal) -> Result<(), HostError> {
+        if self.cannot_refuse {
+            return Err(HostError("cannot".to_string()));
+        }
         self.calls.borrow_mut().push(Call::Refuse(stream, refusal.clone()));
         Ok(())
     }
@@ -140,6 +145,18 @@ fn a_refused_request_gets_the_reply_of_its_path_and_the_stream_is_made_current_a
     runtime.on_stream_end(&proxy, 10);
     assert_eq!(proxy.take(), vec![Call::Resume(11), Call::Acted(10)]);
     assert_eq!(host.metric(A, Metric::Granted), 2);
+}
+
+#[test]
+fn a_refusal_that_cannot_be_sent_lets_the_request_go_on() {
+    let host = MockHost::default();
+    let proxy = RecordingProxy { cannot_refuse: true, ..RecordingProxy::default() };
+    let runtime = configured(&host, &proxy);
+    proxy.take();
+    runtime.on_request(&proxy, 10, &Path("/a"));
+    runtime.on_request(&proxy, 11, &Path("/a/x"));
+    assert_eq!(runtime.on_request(&proxy, 12, &Path("/a/y")), Headers::Stop, "the queue is full");
+    assert_eq!(proxy.take(), vec![Call::Resume(12), Call::Acted(12)]);
 }
 
 fn refusal(reason: Reason, instance: &str) -> Refusal {
