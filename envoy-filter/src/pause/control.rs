@@ -12,12 +12,12 @@ impl<H: Host> Worker<H> {
     /// no further; `None` for any other request. Only a configuration in rounds reads anything here.
     pub fn control(&mut self, request: &dyn RequestView) -> Option<Answer> {
         let schedule = self.config.pause.as_ref()?;
-        let rounds = schedule.rounds.as_ref()?;
+        let settings = schedule.rounds.as_ref()?;
         let full = request.path().unwrap_or_default();
-        if url_path(&full) != rounds.control_path.as_bytes() {
+        if url_path(&full) != settings.control_path.as_bytes() {
             return None;
         }
-        if let Some(token) = &rounds.token {
+        if let Some(token) = &settings.token {
             if !rounds::token_matches(request.header(TOKEN_HEADER).as_deref(), token) {
                 return Some(Answer::refused(403, &format!("header `{TOKEN_HEADER}` must carry the rounds' token")));
             }

@@ -235,7 +235,13 @@ mod tests {
     #[test]
     fn only_the_token_itself_matches() {
         assert!(token_matches(Some(b"s3cret"), "s3cret"));
-        for sent in [None, Some(b"".as_slice()), Some(b"s3cres"), Some(b"s3cre"), Some(b"s3crets")] {
+        for sent in [
+            None,
+            Some(b"".as_slice()),
+            Some(b"s3cres".as_slice()),
+            Some(b"s3cre".as_slice()),
+            Some(b"s3crets".as_slice()),
+        ] {
             assert!(!token_matches(sent, "s3cret"), "{sent:?}");
         }
     }
