@@ -427,6 +427,7 @@ impl FenceStream {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
