@@ -89,6 +89,8 @@ pub struct PauseSchedule {
 pub struct Rounds {
     /// The URL path of the control request that starts a round.
     pub control_path: String,
+    /// The secret a control request must carry (see `crate::pause::rounds::TOKEN_HEADER`), if set.
+    pub token: Option<String>,
 }
 
 impl PauseSchedule {
@@ -187,7 +189,8 @@ impl Config {
     /// Why the pause would refuse requests of the reservation at `index` with a 503 rather than delay them.
     fn pause_warning(&self, pause: &PauseSchedule, index: PathIndex) -> Option<String> {
         if pause.in_rounds() {
-            // Rounds hold requests without bound on their queue or its timeout.
+            // Rounds hold requests, and release them to wait for a slot, whatever `max_queue`; their queue timeout
+            // starts on release.
             return None;
         }
         let reservation = self.reservation(index)?;
@@ -392,7 +395,13 @@ fn pause_rounds(raw: &RawPause, rounds: &RawRounds) -> Result<(u64, u64, Option<
         return Err(error("pause.rounds.max_pause_ms", "must be at least 1"));
     }
     at_most("pause.rounds.max_pause_ms", rounds.max_pause_ms, 1, MAX_TIME_MS)?;
-    Ok((0, rounds.max_pause_ms, Some(Rounds { control_path: path.clone() })))
+    if rounds.token.as_ref().is_some_and(String::is_empty) {
+        return Err(error(
+            "pause.rounds.token",
+            "must not be empty: leave it out to take control requests without one",
+        ));
+    }
+    Ok((0, rounds.max_pause_ms, Some(Rounds { control_path: path.clone(), token: rounds.token.clone() })))
 }
 
 /// The field named by an error that is about the JSON text as a whole (its syntax) rather than one value.
@@ -597,7 +606,10 @@ mod tests {
         let c =
             with(r#"{"rounds": {"control_path": "/.pathfence/round", "max_pause_ms": 200}, "paths": ["a"]}"#).unwrap();
         let p = c.pause.as_ref().unwrap();
-        assert_eq!(p.rounds, Some(Rounds { control_path: "/.pathfence/round".to_string() }));
+        assert_eq!(p.rounds, Some(Rounds { control_path: "/.pathfence/round".to_string(), token: None }));
+        let t =
+            with(r#"{"rounds": {"control_path": "/r", "max_pause_ms": 5, "token": "s3"}, "paths": ["a"]}"#).unwrap();
+        assert_eq!(t.pause.unwrap().rounds.unwrap().token.as_deref(), Some("s3"));
         assert_eq!((p.every_requests, p.duration_ms), (0, 200));
         assert!(c.warnings().is_empty(), "a hold in rounds is never refused: {:?}", c.warnings());
         for (pause, field) in [
@@ -621,6 +633,10 @@ mod tests {
                 "pause.rounds.every",
             ),
             (r#"{"rounds": {"max_pause_ms": 5}, "paths": ["a"]}"#, "pause.rounds.control_path"),
+            (
+                r#"{"rounds": {"control_path": "/r", "max_pause_ms": 5, "token": ""}, "paths": ["a"]}"#,
+                "pause.rounds.token",
+            ),
             (r#"{"duration_ms": 5, "paths": ["a"]}"#, "pause.every_requests"),
             (r#"{"every_requests": 5, "paths": ["a"]}"#, "pause.duration_ms"),
         ] {

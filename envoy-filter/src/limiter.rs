@@ -22,6 +22,7 @@ use crate::counters;
 use crate::host::{Host, HostError, Metric};
 use crate::per_path::{OfPath, PathIndex, PerPath};
 use crate::waiting_paths;
+pub(crate) use admission::Room;
 use busy::Busy;
 use stream_ids::StreamIds;
 pub use watch::Watch;
@@ -190,7 +191,13 @@ impl<H: Host> Worker<H> {
         let keys = Keys {
             inflight: key("inflight"),
             waiting: key("waiting"),
-            pause: format!("{KEY_PREFIX}pause"),
+            // Rounds keep the last round where counted pauses keep their count: a configuration switched from one to
+            // the other in a running Envoy must not read the count as a round.
+            pause: if config.pause.as_ref().is_some_and(|p| p.in_rounds()) {
+                format!("{KEY_PREFIX}pause-rounds")
+            } else {
+                format!("{KEY_PREFIX}pause")
+            },
             waiting_paths: format!("{KEY_PREFIX}waiting_paths"),
         };
         for k in keys.inflight.iter().chain(&keys.waiting).chain([&keys.pause, &keys.waiting_paths]) {
@@ -292,7 +299,7 @@ impl<H: Host> Worker<H> {
         let decision = if self.pauses(path) {
             self.through_pause(context, path, effects)
         } else {
-            self.admit_or_queue(context, path, None, effects)
+            self.admit_or_queue(context, path, None, Room::UpToMaxQueue, effects)
         };
         self.publish_waiting();
         decision

@@ -311,9 +311,16 @@ struct NativeProxy<'a> {
 }
 
 impl NativeProxy<'_> {
-    fn filter(&self, stream: u32) -> Option<FilterEnvoyPtr> {
-        self.fence.streams.try_borrow().ok().and_then(|streams| streams.get(&stream).copied())
+    fn filter(&self, stream: u32) -> Result<FilterEnvoyPtr, HostError> {
+        live(&self.fence.streams, stream)
     }
+}
+
+/// Envoy's side of `stream`, if it is live on this thread. `Err` for one that is not: a reply not sent must not pass
+/// for one sent, or the runtime would not fall back to letting the stream go on.
+fn live(streams: &RefCell<HashMap<u32, FilterEnvoyPtr>>, stream: u32) -> Result<FilterEnvoyPtr, HostError> {
+    let streams = streams.try_borrow().map_err(|_| HostError(format!("stream {stream}: the streams are busy")))?;
+    streams.get(&stream).copied().ok_or_else(|| HostError(format!("stream {stream} is not live on this thread")))
 }
 
 impl Proxy for NativeProxy<'_> {
@@ -328,7 +335,7 @@ impl Proxy for NativeProxy<'_> {
     }
 
     fn resume(&self, stream: u32) -> Result<(), HostError> {
-        if let Some(filter) = self.filter(stream) {
+        if let Ok(filter) = self.filter(stream) {
             // SAFETY: a live stream of this thread.
             unsafe { (self.fence.callbacks.continue_decoding)(filter) };
         }
@@ -336,7 +343,7 @@ impl Proxy for NativeProxy<'_> {
     }
 
     fn refuse(&self, stream: u32, refusal: &Refusal) -> Result<(), HostError> {
-        let Some(filter) = self.filter(stream) else { return Ok(()) };
+        let filter = self.filter(stream)?;
         let mut headers =
             refusal.headers().map(|(name, value)| ModuleHttpHeader::of(name.as_bytes(), value.as_bytes()));
         let body = refusal.body();
@@ -356,7 +363,7 @@ impl Proxy for NativeProxy<'_> {
     }
 
     fn answer(&self, stream: u32, answer: &Answer) -> Result<(), HostError> {
-        let Some(filter) = self.filter(stream) else { return Ok(()) };
+        let filter = self.filter(stream)?;
         let mut headers = [ModuleHttpHeader::of(b"content-type", Answer::CONTENT_TYPE.as_bytes())];
         // SAFETY: as in `refuse`: a live stream of this thread, headers and body copied during the call.
         unsafe {
@@ -416,5 +423,24 @@ impl FenceStream {
 
     pub fn id(&self) -> u32 {
         self.id
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_not_live_here_is_an_error_not_a_reply_sent() {
+        let streams = RefCell::new(HashMap::new());
+        let mut envoy_side = 0u8;
+        let filter: FilterEnvoyPtr = std::ptr::addr_of_mut!(envoy_side).cast();
+        streams.borrow_mut().insert(3, filter);
+        assert_eq!(live(&streams, 3).ok(), Some(filter));
+        let gone = live(&streams, 4).unwrap_err();
+        assert!(gone.0.contains("stream 4 is not live"), "{gone}");
+        let _busy = streams.borrow_mut();
+        assert!(live(&streams, 3).is_err(), "a borrowed map is no stream found");
     }
 }

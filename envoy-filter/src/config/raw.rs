@@ -129,4 +129,6 @@ pub struct RawRounds {
     pub control_path: String,
     /// The longest pause a round may ask for.
     pub max_pause_ms: u64,
+    /// The secret a control request must carry in its token header, if set.
+    pub token: Option<String>,
 }

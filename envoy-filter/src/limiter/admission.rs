@@ -8,6 +8,13 @@ use crate::host::{Host, Metric};
 use crate::per_path::{OfPath, PathIndex, PerPath};
 use crate::waiting::{self, Waiters};
 
+/// Whether a request that cannot have a slot at once may wait only while its path's queue has room, or always.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Room {
+    UpToMaxQueue,
+    Always,
+}
+
 impl<H: Host> Worker<H> {
     /// For a request that was held or queued and settled within one call: turn its effect into the decision.
     pub(super) fn take_decision(&mut self, context: u32, effects: &mut Vec<Effect>) -> Decision {
@@ -31,12 +38,14 @@ impl<H: Host> Worker<H> {
         self.queued(path) + held
     }
 
-    /// `since_ms` is when a request released from a pause started to wait.
+    /// `since_ms` is when a request released from a pause started to wait. `Room::Always` queues it whatever the
+    /// queue's length: a request a round held is never refused for the pause (see `crate::pause`).
     pub(crate) fn admit_or_queue(
         &mut self,
         context: u32,
         path: PathIndex,
         since_ms: Option<u64>,
+        room: Room,
         effects: &mut Vec<Effect>,
     ) -> Decision {
         // Nobody waits for this path, here or on another worker: no one to overtake.
@@ -47,7 +56,7 @@ impl<H: Host> Worker<H> {
             }
         }
         let max_queue = self.config.reservation(path).map_or(0, |r| r.max_queue);
-        if self.backlog(path) >= max_queue as usize {
+        if room == Room::UpToMaxQueue && self.backlog(path) >= max_queue as usize {
             self.host.add(path, Metric::RejectedQueueFull, 1);
             return Decision::Reject { path, reason: Reason::QueueFull };
         }

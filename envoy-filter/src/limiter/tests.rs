@@ -551,8 +551,7 @@ fn in_rounds_a_pause_refuses_no_held_request_however_long_or_many_and_counted_pa
     let rounds = r#", "pause": {"rounds": {"control_path": "/r", "max_pause_ms": 1000}, "paths": ["b"]}"#;
     let host = MockHost::default();
     let mut w = worker(&host, rounds);
-    let key = format!("{KEY_PREFIX}pause");
-    let started = crate::pause::rounds::start(&host, &key, 1, 500, 1000, host.now_ms()).unwrap();
+    let started = crate::pause::rounds::start(&host, &w.keys.pause, 1, 500, 1000, host.now_ms()).unwrap();
     assert_eq!(started, crate::pause::rounds::Started::Paused { until_ms: host.now_ms() + 500 });
     let (during, end) = five_held_through_a_pause(&mut w, &host);
     assert!(during.is_empty(), "nothing refused or let through during the pause: {during:?}");
@@ -580,6 +579,73 @@ fn in_rounds_a_pause_refuses_no_held_request_however_long_or_many_and_counted_pa
         |reason| during.iter().filter(|e| matches!(e, Effect::Reject { reason: r, .. } if *r == reason)).count();
     assert_eq!((refused(Reason::QueueFull), refused(Reason::Timeout)), (3, 2), "{during:?}");
     assert!(end.is_empty(), "{end:?}");
+}
+
+/// A round's control request, as a runner sends it.
+struct Control(&'static str);
+
+impl crate::classifier::RequestView for Control {
+    fn path(&self) -> Option<Vec<u8>> {
+        Some(b"/r".to_vec())
+    }
+    fn method(&self) -> Option<Vec<u8>> {
+        Some(b"POST".to_vec())
+    }
+    fn header(&self, name: &str) -> Option<Vec<u8>> {
+        match name {
+            "x-pathfence-round" => Some(self.0.as_bytes().to_vec()),
+            "x-pathfence-pause-ms" => Some(b"10".to_vec()),
+            _ => None,
+        }
+    }
+}
+
+#[test]
+fn rounds_do_not_read_the_count_of_counted_pauses_as_their_last_round() {
+    let host = MockHost::default();
+    // Counted pauses ran in this Envoy before: 1000 requests passed their gate.
+    let counted = worker(&host, r#", "pause": {"every_requests": 5, "duration_ms": 10, "paths": ["b"]}"#);
+    host.store.set(&counted.keys.pause, &crate::pause::encode(1000, 0), None).unwrap();
+    let mut w = worker(&host, r#", "pause": {"rounds": {"control_path": "/r", "max_pause_ms": 100}, "paths": ["b"]}"#);
+    assert_eq!(w.control(&Control("1")).map(|a| a.status), Some(200), "round 1 starts after the counted pauses");
+    assert_eq!(w.control(&Control("1")).map(|a| a.status), Some(409));
+    // The control: the counted value, read as rounds, is the last round, and round 1 is refused as stale.
+    let stale = crate::pause::rounds::start(&host, &counted.keys.pause, 1, 10, 100, host.now_ms()).unwrap();
+    assert_eq!(stale, crate::pause::rounds::Started::Stale { last: 1000 });
+}
+
+#[test]
+fn in_rounds_held_requests_beyond_slots_and_queue_all_wait_when_the_pause_ends() {
+    let rounds = r#", "pause": {"rounds": {"control_path": "/r", "max_pause_ms": 1000}, "paths": ["b"]}"#;
+    let host = MockHost::default();
+    let mut w = worker(&host, rounds);
+    crate::pause::rounds::start(&host, &w.keys.pause, 1, 50, 1000, host.now_ms()).unwrap();
+    // Seven held on b: its three slots and its queue of two leave two beyond both.
+    let mut fx = Vec::new();
+    for context in 11..=17 {
+        assert_eq!(w.on_request(context, B, &mut fx), Decision::Wait);
+    }
+    host.advance(50);
+    w.on_tick(&mut fx);
+    let resumed = |c| Effect::Resume { context: c };
+    assert_eq!(fx, vec![resumed(11), resumed(12), resumed(13)], "none refused for the queue's room");
+    assert_eq!(w.queued(B), 4);
+    fx.clear();
+    for done in 11..=13 {
+        w.on_stream_end(done, &mut fx);
+    }
+    w.on_stream_end(14, &mut fx);
+    assert_eq!(fx, vec![resumed(14), resumed(15), resumed(16), resumed(17)]);
+    assert_eq!(host.metric(B, Metric::RejectedQueueFull), 0);
+
+    // The control: a request that was not held still meets b's queue bound, as before.
+    let host = MockHost::default();
+    let mut w = worker(&host, rounds);
+    let mut fx = Vec::new();
+    for context in 11..=15 {
+        w.on_request(context, B, &mut fx);
+    }
+    assert_eq!(w.on_request(16, B, &mut fx), Decision::Reject { path: B, reason: Reason::QueueFull });
 }
 
 #[test]

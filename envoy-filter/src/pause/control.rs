@@ -2,7 +2,7 @@
 
 use log::warn;
 
-use super::rounds::{self, Answer, Started, PAUSE_HEADER, ROUND_HEADER};
+use super::rounds::{self, Answer, Started, PAUSE_HEADER, ROUND_HEADER, TOKEN_HEADER};
 use crate::classifier::{url_path, RequestView};
 use crate::host::Host;
 use crate::limiter::Worker;
@@ -12,10 +12,15 @@ impl<H: Host> Worker<H> {
     /// no further; `None` for any other request. Only a configuration in rounds reads anything here.
     pub fn control(&mut self, request: &dyn RequestView) -> Option<Answer> {
         let schedule = self.config.pause.as_ref()?;
-        let control_path = &schedule.rounds.as_ref()?.control_path;
+        let settings = schedule.rounds.as_ref()?;
         let full = request.path().unwrap_or_default();
-        if url_path(&full) != control_path.as_bytes() {
+        if url_path(&full) != settings.control_path.as_bytes() {
             return None;
+        }
+        if let Some(token) = &settings.token {
+            if !rounds::token_matches(request.header(TOKEN_HEADER).as_deref(), token) {
+                return Some(Answer::refused(403, &format!("header `{TOKEN_HEADER}` must carry the rounds' token")));
+            }
         }
         let max_pause_ms = schedule.duration_ms;
         let control = match rounds::read(

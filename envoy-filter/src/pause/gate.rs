@@ -9,7 +9,7 @@ use log::warn;
 
 use super::Gate;
 use crate::host::{Host, Metric};
-use crate::limiter::{Decision, Effect, Reason, Request, State, Worker};
+use crate::limiter::{Decision, Effect, Reason, Request, Room, State, Worker};
 use crate::per_path::PathIndex;
 
 impl<H: Host> Worker<H> {
@@ -22,7 +22,7 @@ impl<H: Host> Worker<H> {
         // Requests held earlier go first, so one arriving just as the pause ends cannot overtake them.
         let others_held = !self.held.is_empty();
         if !others_held && matches!(self.pass_gate(), Gate::Open) {
-            return self.admit_or_queue(context, path, Some(now), effects);
+            return self.admit_or_queue(context, path, Some(now), Room::UpToMaxQueue, effects);
         }
         if !self.in_rounds() && self.backlog(path) >= self.config.reservation(path).map_or(0, |r| r.max_queue as usize)
         {
@@ -68,7 +68,9 @@ impl<H: Host> Worker<H> {
                 continue;
             };
             let since_ms = released_ms.unwrap_or_else(|| self.since_of(request.state));
-            match self.admit_or_queue(context, request.path, Some(since_ms), effects) {
+            // A round's hold took no room in the queue, and its release must not be refused for want of it.
+            let room = if released_ms.is_some() { Room::Always } else { Room::UpToMaxQueue };
+            match self.admit_or_queue(context, request.path, Some(since_ms), room, effects) {
                 Decision::Continue => effects.push(Effect::Resume { context }),
                 Decision::Reject { path, reason } => effects.push(Effect::Reject { context, path, reason }),
                 Decision::Wait => {}

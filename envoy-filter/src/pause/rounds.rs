@@ -13,6 +13,11 @@ use crate::host::{HostError, SharedStore};
 pub const ROUND_HEADER: &str = "x-pathfence-round";
 /// The round's pause at this service, in milliseconds (0 is a round without a pause).
 pub const PAUSE_HEADER: &str = "x-pathfence-pause-ms";
+/// The secret of `pause.rounds.token`, when one is set.
+pub const TOKEN_HEADER: &str = "x-pathfence-token";
+/// The largest round number taken (2^53, still exact as a JSON number): a round numbered `u64::MAX` would leave
+/// no newer one, and every later round would be refused until Envoy restarts.
+pub const MAX_ROUND: u64 = 1 << 53;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Started {
@@ -95,7 +100,7 @@ impl Answer {
         Answer::detail(503, &format!("the round did not start: {error}"))
     }
 
-    /// 400 or 405: a request that is not a control request as it should be, and why.
+    /// 400, 403 or 405: a request that is not a control request as it should be, and why.
     pub fn refused(status: u32, detail: &str) -> Answer {
         Answer::detail(status, detail)
     }
@@ -103,6 +108,14 @@ impl Answer {
 
 fn quote(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_string())
+}
+
+/// Whether `sent` is the configured `token`. Every byte is compared whatever the first difference, so the time taken
+/// does not tell how much of a guess was right.
+pub fn token_matches(sent: Option<&[u8]>, token: &str) -> bool {
+    let Some(sent) = sent else { return false };
+    let token = token.as_bytes();
+    sent.len() == token.len() && sent.iter().zip(token).fold(0u8, |differ, (a, b)| differ | (a ^ b)) == 0
 }
 
 /// Reads a control request: `POST`, with the round and the pause in their headers; refused (400 naming the header,
@@ -126,7 +139,7 @@ pub fn read(
             )),
         }
     };
-    let round = number(ROUND_HEADER, round, 1, u64::MAX)?;
+    let round = number(ROUND_HEADER, round, 1, MAX_ROUND)?;
     let pause_ms = number(PAUSE_HEADER, pause_ms, 0, max_pause_ms)?;
     Ok(Control { round, pause_ms })
 }
@@ -143,7 +156,7 @@ mod tests {
         PauseSchedule {
             every_requests: 0,
             duration_ms: 1000,
-            rounds: Some(crate::config::Rounds { control_path: "/r".to_string() }),
+            rounds: Some(crate::config::Rounds { control_path: "/r".to_string(), token: None }),
             paths: vec![PathIndex(0)],
         }
     }
@@ -206,6 +219,31 @@ mod tests {
             "{}",
             long.body
         );
+    }
+
+    #[test]
+    fn a_round_numbered_past_the_most_is_refused_naming_the_header() {
+        let most = MAX_ROUND.to_string();
+        assert_eq!(read(Some(b"POST"), Some(most.as_bytes()), Some(b"1"), 100).unwrap().round, MAX_ROUND);
+        for over in [(MAX_ROUND + 1).to_string(), u64::MAX.to_string()] {
+            let refused = read(Some(b"POST"), Some(over.as_bytes()), Some(b"1"), 100).unwrap_err();
+            assert_eq!(refused.status, 400, "{over}");
+            assert!(refused.body.contains("`x-pathfence-round` must be a whole number from 1 to 9007199254740992"));
+        }
+    }
+
+    #[test]
+    fn only_the_token_itself_matches() {
+        assert!(token_matches(Some(b"s3cret"), "s3cret"));
+        for sent in [
+            None,
+            Some(b"".as_slice()),
+            Some(b"s3cres".as_slice()),
+            Some(b"s3cre".as_slice()),
+            Some(b"s3crets".as_slice()),
+        ] {
+            assert!(!token_matches(sent, "s3cret"), "{sent:?}");
+        }
     }
 
     #[test]

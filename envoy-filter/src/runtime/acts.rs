@@ -128,7 +128,11 @@ pub fn apply(proxy: &dyn Proxy, acts: Vec<Act>, current: u32) {
             }
             Act::Refuse { stream, refusal } => {
                 if let Err(e) = proxy.refuse(stream, &refusal) {
-                    warn!("pathfence: local reply failed: {e}");
+                    // A stream stopped and never answered would hang until its client gives up: let it go on.
+                    warn!("pathfence: local reply failed, the request goes on unfenced: {e}");
+                    if let Err(e) = proxy.resume(stream) {
+                        warn!("pathfence: resume of stream {stream} failed: {e}");
+                    }
                 }
             }
             Act::Answer { stream, answer } => {

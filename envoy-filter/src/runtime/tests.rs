@@ -32,6 +32,8 @@ struct RecordingProxy {
     calls: RefCell<Vec<Call>>,
     /// Whether it can answer a control request (the native build cannot yet).
     cannot_answer: bool,
+    /// Whether a local reply fails (a stream the binding no longer finds).
+    cannot_refuse: bool,
 }
 
 impl RecordingProxy {
@@ -50,6 +52,9 @@ impl Proxy for RecordingProxy {
         Ok(())
     }
     fn refuse(&self, stream: u32, refusal: &Refusal) -> Result<(), HostError> {
+        if self.cannot_refuse {
+            return Err(HostError("cannot".to_string()));
+        }
         self.calls.borrow_mut().push(Call::Refuse(stream, refusal.clone()));
         Ok(())
     }
@@ -140,6 +145,18 @@ fn a_refused_request_gets_the_reply_of_its_path_and_the_stream_is_made_current_a
     runtime.on_stream_end(&proxy, 10);
     assert_eq!(proxy.take(), vec![Call::Resume(11), Call::Acted(10)]);
     assert_eq!(host.metric(A, Metric::Granted), 2);
+}
+
+#[test]
+fn a_refusal_that_cannot_be_sent_lets_the_request_go_on() {
+    let host = MockHost::default();
+    let proxy = RecordingProxy { cannot_refuse: true, ..RecordingProxy::default() };
+    let runtime = configured(&host, &proxy);
+    proxy.take();
+    runtime.on_request(&proxy, 10, &Path("/a"));
+    runtime.on_request(&proxy, 11, &Path("/a/x"));
+    assert_eq!(runtime.on_request(&proxy, 12, &Path("/a/y")), Headers::Stop, "the queue is full");
+    assert_eq!(proxy.take(), vec![Call::Resume(12), Call::Acted(12)]);
 }
 
 fn refusal(reason: Reason, instance: &str) -> Refusal {
@@ -476,6 +493,35 @@ fn a_rounds_control_request_is_answered_by_the_filter_and_starts_the_pause_on_ev
     assert_eq!(runtime.on_request(&proxy, 14, &round("", "10")), Headers::Stop);
     assert_eq!(statuses(proxy.take()), vec![405, 400, 400]);
     assert_eq!(host.metric(A, Metric::Granted), 1, "control requests are no requests of a path");
+}
+
+#[test]
+fn with_a_token_only_a_control_request_carrying_it_starts_a_round() {
+    let with_token = IN_ROUNDS.replace(r#""max_pause_ms": 100"#, r#""max_pause_ms": 100, "token": "s3cret""#);
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, with_token.as_bytes(), |_| (host.clone(), 0)));
+    proxy.take();
+    let statuses = |calls: Vec<Call>| -> Vec<u32> {
+        calls.into_iter().filter_map(|c| if let Call::Answer(_, a) = c { Some(a.status) } else { None }).collect()
+    };
+    let mut wrong = round("1", "80");
+    wrong.headers.push(("x-pathfence-token", "s3crex"));
+    assert_eq!(runtime.on_request(&proxy, 10, &round("1", "80")), Headers::Stop);
+    assert_eq!(runtime.on_request(&proxy, 11, &wrong), Headers::Stop);
+    assert_eq!(statuses(proxy.take()), vec![403, 403]);
+    assert_eq!(runtime.on_request(&proxy, 12, &Path("/a/x")), Headers::Continue, "no round started");
+    let mut right = round("1", "80");
+    right.headers.push(("x-pathfence-token", "s3cret"));
+    assert_eq!(runtime.on_request(&proxy, 13, &right), Headers::Stop);
+    assert_eq!(statuses(proxy.take()), vec![200]);
+    // The control: the same configuration without a token starts a round on a request carrying none.
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, IN_ROUNDS.as_bytes(), |_| (host.clone(), 0)));
+    proxy.take();
+    assert_eq!(runtime.on_request(&proxy, 10, &round("1", "80")), Headers::Stop);
+    assert_eq!(statuses(proxy.take()), vec![200]);
 }
 
 #[test]

@@ -57,7 +57,9 @@ impl PathTuner {
             && !self.limit_bound()
             && !self.response_time_rises(analysis.q_lower, analysis.q_upper)
         {
-            step = Step { limit: self.limit, held: Held { demand: true, ..step.held } };
+            // Held within the guards: a limit adopted from elsewhere may lie outside them.
+            let held = self.limit.min(self.guards.max).max(self.guards.min);
+            step = Step { limit: held, held: Held { demand: true, ..step.held } };
         }
         let decision = Decision::new(analysis, self.limit, step);
         self.limit = step.limit;
@@ -199,6 +201,17 @@ mod tests {
         assert_eq!((d.limit, d.held.demand), (8, true), "{d}");
         assert!(d.to_string().contains("held by a light load"), "{d}");
         assert_eq!(t.limit(), 8);
+    }
+
+    #[test]
+    fn a_light_load_holds_an_adopted_limit_above_the_most_at_the_most() {
+        let guards = Guards { min: 1, max: 6, max_step: 8, hysteresis: 2 };
+        let mut t = PathTuner::new(SampleWindow::new(INTERVAL, 0, WINDOW, 4), ModelSettings::default(), guards, 4);
+        t.adopt(8);
+        let end = flat_throughput_from_two_to_six(&mut t, 0.0, 45, false);
+        let d = t.decide(end);
+        assert_eq!((d.verdict, d.limit, d.held.demand), (Verdict::Plateau, 6, true), "{d}");
+        assert_eq!(t.limit(), 6);
     }
 
     #[test]
