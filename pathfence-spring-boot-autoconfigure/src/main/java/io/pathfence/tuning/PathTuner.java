@@ -187,9 +187,8 @@ public class PathTuner implements PathFenceListener {
 			int stalls = StalledIntervals.count(stalled);
 			SctResult result = this.analyzer.analyze((stalls > 0) ? StalledIntervals.leftOut(window, stalled) : window);
 			if (!target.hasPath(path) || this.recorders.get(path) != entry.getValue()) {
-				// Removed since this loop began (and perhaps added again, with a window
-				// of
-				// its own): this window has nothing left to size.
+				// Removed since this loop began, perhaps added again with a window of its
+				// own: this window has nothing left to size.
 				continue;
 			}
 			int current;
