@@ -6,21 +6,25 @@ import java.util.stream.Collectors;
 
 /**
  * A measured run's throughput in each of its consecutive windows, and the one figure the
- * prediction uses: the mean of the windows nearest their median, so that a stretch of the
- * run the machine spent elsewhere does not count for the whole.
+ * prediction uses: the whole run's, or, when asked, the mean of the windows nearest their
+ * median, so that a short stretch the machine spent elsewhere does not count for the
+ * whole. The whole run's is the default because a window a few response times long varies
+ * far more than a run does (the closed loop's mix of paths is drawn at random), so
+ * keeping a majority of the windows throws away more than an outlier costs.
  *
  * @param windows each window's requests answered 2xx per second, in time order
+ * @param nearestMedian whether the figure is the mean of the windows nearest their median
  */
-record Measurement(List<Double> windows) {
+record Measurement(List<Double> windows, boolean nearestMedian) {
 
 	Measurement {
 		windows = List.copyOf(windows);
 		NearestMedian.nearest(windows);
 	}
 
-	/** The throughput: the mean of the windows nearest their median (req/s). */
+	/** The throughput (req/s). */
 	double throughput() {
-		return NearestMedian.mean(this.windows);
+		return this.nearestMedian ? NearestMedian.mean(this.windows) : wholeRun();
 	}
 
 	/** The mean of every window, as the whole run measured it (req/s). */
@@ -39,15 +43,15 @@ record Measurement(List<Double> windows) {
 	}
 
 	/**
-	 * The windows as the run's output shows them, with how many are kept and their plain
-	 * mean.
+	 * The windows as the run's output shows them, with the whole run's mean and that of
+	 * the windows nearest their median.
 	 */
 	String describe() {
-		return String.format(Locale.ROOT, "windows %s, %d kept, whole run %.1f",
+		return String.format(Locale.ROOT, "windows %s; whole run %.1f, %d nearest the median %.1f",
 				this.windows.stream()
 					.map((w) -> String.format(Locale.ROOT, "%.1f", w))
 					.collect(Collectors.joining(" ")),
-				NearestMedian.kept(this.windows.size()), wholeRun());
+				wholeRun(), NearestMedian.kept(this.windows.size()), NearestMedian.mean(this.windows));
 	}
 
 	/** The windows for a CSV cell: separated by semicolons. */

@@ -209,7 +209,7 @@ final class WhatIfRun {
 	private Measurement measure(ClosedLoopLoad load, List<ClosedLoopLoad.Request> mix, SlowdownPlan plan,
 			double targetCallsPerRequest, Set<String> throughTarget, int repetition)
 			throws IOException, InterruptedException {
-		Duration ramp = Duration.ofSeconds(2);
+		Duration ramp = this.options.settle();
 		long seed = SEED + 100L * repetition;
 		if (plan == null || plan.pausesPerCall().isEmpty()) {
 			WindowCounter windows = windows(ramp);
@@ -281,7 +281,8 @@ final class WhatIfRun {
 
 	/** Windows that start when a run starting now ends its ramp. */
 	private WindowCounter windows(Duration ramp) {
-		return new WindowCounter(System.nanoTime() + ramp.toNanos(), this.options.measure(), this.options.windows());
+		return new WindowCounter(System.nanoTime() + ramp.toNanos(), this.options.measure(), this.options.windows(),
+				this.options.nearestMedian());
 	}
 
 	private WhatIfFailure profilingFailed(IOException ex) {

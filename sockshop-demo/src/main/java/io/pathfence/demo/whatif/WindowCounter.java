@@ -21,18 +21,23 @@ final class WindowCounter implements ClosedLoopLoad.Listener {
 
 	private final AtomicLongArray ok;
 
+	private final boolean nearestMedian;
+
 	/**
 	 * @param from when the first window starts, in {@link System#nanoTime()}
 	 * @param measured the windows' length together
 	 * @param windows how many windows to split it into, at least one
+	 * @param nearestMedian whether the run's throughput is taken from the windows nearest
+	 * their median
 	 */
-	WindowCounter(long from, Duration measured, int windows) {
+	WindowCounter(long from, Duration measured, int windows, boolean nearestMedian) {
 		if (windows < 1) {
 			throw new IllegalArgumentException("a measured run needs at least one window, not " + windows);
 		}
 		this.from = from;
 		this.windowNanos = measured.toNanos() / windows;
 		this.ok = new AtomicLongArray(windows);
+		this.nearestMedian = nearestMedian;
 	}
 
 	@Override
@@ -61,7 +66,7 @@ final class WindowCounter implements ClosedLoopLoad.Listener {
 		for (int i = 0; i < this.ok.length(); i++) {
 			windows.add(this.ok.get(i) / seconds);
 		}
-		return new Measurement(windows);
+		return new Measurement(windows, this.nearestMedian);
 	}
 
 }

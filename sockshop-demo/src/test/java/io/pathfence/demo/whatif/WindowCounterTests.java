@@ -1,6 +1,7 @@
 package io.pathfence.demo.whatif;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +15,7 @@ class WindowCounterTests {
 
 	@Test
 	void eachAnswerCountsInTheWindowItEndedInAsRequestsPerSecond() {
-		WindowCounter counter = new WindowCounter(1000 * SECOND, Duration.ofSeconds(10), 5);
+		WindowCounter counter = new WindowCounter(1000 * SECOND, Duration.ofSeconds(10), 5, true);
 		// 2-second windows: 200, 240, 160, 200 and 220 answers.
 		int[] answers = { 200, 240, 160, 200, 220 };
 		for (int window = 0; window < answers.length; window++) {
@@ -35,8 +36,16 @@ class WindowCounterTests {
 	}
 
 	@Test
+	void theWholeRunIsTheFigureUnlessTheWindowsNearestTheMedianAreAskedFor() {
+		List<Double> windows = List.of(100.0, 120.0, 80.0, 100.0, 110.0);
+
+		assertThat(new Measurement(windows, false).throughput()).isCloseTo(102.0, within(1e-9));
+		assertThat(new Measurement(windows, true).throughput()).isCloseTo(310.0 / 3, within(1e-9));
+	}
+
+	@Test
 	void answersInTheRampOrAfterTheLastWindowAreNotCounted() {
-		WindowCounter counter = new WindowCounter(1000 * SECOND, Duration.ofSeconds(2), 2);
+		WindowCounter counter = new WindowCounter(1000 * SECOND, Duration.ofSeconds(2), 2, true);
 		counter.count(1000 * SECOND - 1);
 		counter.count(1000 * SECOND);
 		counter.count(1001 * SECOND - 1);
@@ -48,7 +57,7 @@ class WindowCounterTests {
 
 	@Test
 	void oneWindowIsTheWholeRunAsBefore() {
-		WindowCounter counter = new WindowCounter(0, Duration.ofSeconds(4), 1);
+		WindowCounter counter = new WindowCounter(0, Duration.ofSeconds(4), 1, true);
 		for (int i = 0; i < 400; i++) {
 			counter.count(i * (4 * SECOND / 400));
 		}
@@ -58,7 +67,7 @@ class WindowCounterTests {
 
 	@Test
 	void noWindowIsRefused() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new WindowCounter(0, Duration.ofSeconds(4), 0))
+		assertThatIllegalArgumentException().isThrownBy(() -> new WindowCounter(0, Duration.ofSeconds(4), 0, true))
 			.withMessageContaining("at least one window");
 	}
 
