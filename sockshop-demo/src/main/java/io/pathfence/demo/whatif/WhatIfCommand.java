@@ -37,6 +37,9 @@ import io.pathfence.demo.topology.Topology;
 				+ "other service in coordinated rounds (Slowpoke, NSDI '26).")
 public final class WhatIfCommand implements Callable<Integer> {
 
+	/** A window shorter than this would count too few requests to say anything. */
+	private static final Duration MIN_WINDOW = Duration.ofMillis(500);
+
 	@Spec
 	CommandSpec spec;
 
@@ -91,6 +94,22 @@ public final class WhatIfCommand implements Callable<Integer> {
 	@Option(names = "--measure", defaultValue = "15s", converter = DurationConverter.class,
 			description = "Each measured run (default: ${DEFAULT-VALUE}).")
 	Duration measure;
+
+	@Option(names = "--windows", defaultValue = "5",
+			description = "Split each measured run into this many windows, whose range the table shows "
+					+ "(default: ${DEFAULT-VALUE}).")
+	int windows;
+
+	@Option(names = "--nearest-median",
+			description = "Take each run's throughput as the mean of the majority of its windows nearest their median "
+					+ "(3 of 5, as Slowpoke keeps 3 of 5 runs) instead of the whole run's.")
+	boolean nearestMedian;
+
+	@Option(names = "--settle", defaultValue = "8s", converter = DurationConverter.class,
+			description = "Unmeasured load before each measured run, under its pauses: the closed loop's users all "
+					+ "start at once, and their first waves of answers are not the steady state "
+					+ "(default: ${DEFAULT-VALUE}).")
+	Duration settle;
 
 	@Option(names = "--batch", defaultValue = "0",
 			description = "Target calls per round of pauses (default: so that a round pauses about 25 ms).")
@@ -177,6 +196,17 @@ public final class WhatIfCommand implements Callable<Integer> {
 		positive("--restart-warm-up", this.restartWarmUp);
 		positive("--profile", this.profile);
 		positive("--measure", this.measure);
+		if (this.settle.isNegative()) {
+			throw usage("--settle must not be negative, not " + this.settle);
+		}
+		if (this.windows < 1) {
+			throw usage("--windows must be at least 1, not " + this.windows);
+		}
+		if (this.measure.dividedBy(this.windows).compareTo(MIN_WINDOW) < 0) {
+			throw usage(String.format(
+					"--windows %d splits a measured run of %d ms into windows shorter than %d ms; use fewer",
+					this.windows, this.measure.toMillis(), MIN_WINDOW.toMillis()));
+		}
 		Path agent = agent();
 		if (!Files.isRegularFile(agent) || !Files.isExecutable(agent)) {
 			throw new WhatIfRefusal("no service can run under a pause agent: " + agent + " is not an executable file"
@@ -197,7 +227,8 @@ public final class WhatIfCommand implements Callable<Integer> {
 		Settings settings = Settings.defaults(this.app, topology, jarFile, folder);
 		Duration baseCpuTime = this.cpuTimes.getOrDefault(this.target, topology.service(this.target).cpuTime());
 		WhatIfOptions options = new WhatIfOptions(this.target, reductions, this.validate, this.repetitions, this.users,
-				this.warmUp, this.restartWarmUp, this.profile, this.measure, this.batch, baseCpuTime);
+				this.warmUp, this.restartWarmUp, this.profile, this.measure, this.batch, baseCpuTime, this.windows,
+				this.nearestMedian, this.settle);
 		AgentLauncher launcher = new AgentLauncher(agent.toAbsolutePath(), this.pauseAgentOptions, pinning, this.target,
 				this.cpuTimes, this.threads);
 		System.out.printf(

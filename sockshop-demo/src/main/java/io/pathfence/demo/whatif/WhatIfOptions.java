@@ -17,9 +17,14 @@ import java.util.List;
  * @param measure each measured run's length
  * @param batch the target calls per round, or 0 for rounds of about 25 ms
  * @param baseCpuTime the target's simulated CPU time per call as the run starts
+ * @param windows how many windows each measured run is split into, to show its spread
+ * @param nearestMedian whether a run's throughput is the mean of the majority of its
+ * windows nearest their median rather than of the whole run
+ * @param settle unmeasured load before each measured run, under its pauses
  */
 record WhatIfOptions(String target, List<Double> reductions, boolean validate, int repetitions, int users,
-		Duration warmUp, Duration restartWarmUp, Duration profile, Duration measure, long batch, Duration baseCpuTime) {
+		Duration warmUp, Duration restartWarmUp, Duration profile, Duration measure, long batch, Duration baseCpuTime,
+		int windows, boolean nearestMedian, Duration settle) {
 
 	WhatIfOptions {
 		reductions = List.copyOf(reductions);

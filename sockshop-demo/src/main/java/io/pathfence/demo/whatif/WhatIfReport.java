@@ -29,14 +29,17 @@ final class WhatIfReport {
 	static String table(WhatIfResult result) {
 		boolean truth = hasTruth(result);
 		StringBuilder table = new StringBuilder();
-		table.append("| reduction | rep | predicted req/s | with pauses req/s |");
-		table.append(truth ? " ground truth req/s | error |\n" : "\n");
+		// Each measured figure with the range of its run's windows, so that the spread
+		// the
+		// figure was taken from shows.
+		table.append("| reduction | rep | predicted req/s | with pauses req/s [windows] |");
+		table.append(truth ? " ground truth req/s [windows] | error |\n" : "\n");
 		table.append("| ---: | ---: | ---: | ---: |").append(truth ? " ---: | ---: |\n" : "\n");
 		for (WhatIfResult.Row row : result.rows()) {
-			table.append(String.format(Locale.ROOT, "| %s | %d | %s | %.1f |", WhatIfRun.percent(row.reduction()),
-					row.repetition(), number(row.predicted()), row.withPauses()));
+			table.append(String.format(Locale.ROOT, "| %s | %d | %s | %s |", WhatIfRun.percent(row.reduction()),
+					row.repetition(), number(row.predicted()), withRange(row.withPausesRun())));
 			if (truth) {
-				table.append(String.format(Locale.ROOT, " %s | %s |", number(row.truth()),
+				table.append(String.format(Locale.ROOT, " %s | %s |", withRange(row.truthRun()),
 						Double.isNaN(row.error()) ? "-" : String.format(Locale.ROOT, "%+.1f %%", row.error() * 100)));
 			}
 			table.append('\n');
@@ -48,16 +51,16 @@ final class WhatIfReport {
 	static List<String> summary(WhatIfResult result) {
 		List<String> lines = new ArrayList<>();
 		StringBuilder baselines = new StringBuilder("baseline (no pauses, " + result.target() + " as it is):");
-		result.baselines()
-			.forEach((repetition, throughput) -> baselines
-				.append(String.format(Locale.ROOT, " %.1f req/s (rep %d)", throughput, repetition)));
+		result.baselineRuns()
+			.forEach((repetition, run) -> baselines
+				.append(String.format(Locale.ROOT, " %s req/s (rep %d)", withRange(run), repetition)));
 		lines.add(baselines.toString());
 		if (!result.pausesOfZero().isEmpty()) {
 			StringBuilder zero = new StringBuilder("pauses of 0 (the mechanism's own cost), against the baseline:");
-			result.pausesOfZero()
-				.forEach((repetition, throughput) -> zero
-					.append(String.format(Locale.ROOT, " %.1f req/s %+.1f %% (rep %d)", throughput,
-							(throughput / result.baselines().get(repetition) - 1) * 100, repetition)));
+			result.pausesOfZeroRuns()
+				.forEach((repetition, run) -> zero
+					.append(String.format(Locale.ROOT, " %s req/s %+.1f %% (rep %d)", withRange(run),
+							(run.throughput() / result.baselines().get(repetition) - 1) * 100, repetition)));
 			lines.add(zero.toString());
 		}
 		List<Accuracy.Comparison> comparisons = comparisons(result);
@@ -73,19 +76,23 @@ final class WhatIfReport {
 	static Path csv(WhatIfResult result, Path folder) throws IOException {
 		StringBuilder csv = new StringBuilder(
 				"target,reduction,repetition,batch_calls,round_pause_ms,baseline_rps,with_pauses_rps,predicted_rps,"
-						+ "ground_truth_rps,error\n");
+						+ "ground_truth_rps,error,baseline_windows_rps,with_pauses_windows_rps,ground_truth_windows_rps\n");
 		// The pauses of 0 are a row of reduction 0 whose ground truth is the baseline.
-		result.pausesOfZero()
-			.forEach((repetition,
-					throughput) -> csv.append(String.format(Locale.ROOT,
-							"%s,0.0000,%d,,0.000,%.2f,%.2f,%.2f,%.2f,%.4f%n", result.target(), repetition,
-							result.baselines().get(repetition), throughput, throughput,
-							result.baselines().get(repetition), throughput / result.baselines().get(repetition) - 1)));
+		result.pausesOfZeroRuns().forEach((repetition, run) -> {
+			double throughput = run.throughput();
+			double baseline = result.baselines().get(repetition);
+			Measurement baselineRun = result.baselineRuns().get(repetition);
+			csv.append(String.format(Locale.ROOT, "%s,0.0000,%d,,0.000,%.2f,%.2f,%.2f,%.2f,%.4f,%s,%s,%s%n",
+					result.target(), repetition, baseline, throughput, throughput, baseline, throughput / baseline - 1,
+					baselineRun.csvCell(), run.csvCell(), baselineRun.csvCell()));
+		});
 		for (WhatIfResult.Row row : result.rows()) {
-			csv.append(String.format(Locale.ROOT, "%s,%.4f,%d,%d,%.3f,%.2f,%.2f,%s,%s,%s%n", result.target(),
+			csv.append(String.format(Locale.ROOT, "%s,%.4f,%d,%d,%.3f,%.2f,%.2f,%s,%s,%s,%s,%s,%s%n", result.target(),
 					row.reduction(), row.repetition(), row.batch(), row.roundPauseMillis(),
 					result.baselines().get(row.repetition()), row.withPauses(), csvNumber(row.predicted()),
-					csvNumber(row.truth()), csvNumber(row.error())));
+					csvNumber(row.truth()), csvNumber(row.error()),
+					result.baselineRuns().get(row.repetition()).csvCell(), row.withPausesRun().csvCell(),
+					(row.truthRun() != null) ? row.truthRun().csvCell() : ""));
 		}
 		Path file = folder.resolve("whatif.csv");
 		Files.writeString(file, csv);
@@ -154,6 +161,14 @@ final class WhatIfReport {
 
 	private static boolean hasTruth(WhatIfResult result) {
 		return result.rows().stream().anyMatch((row) -> !Double.isNaN(row.truth()));
+	}
+
+	/** "120.3 [114.0..122.5]": the figure and the range of the windows it came from. */
+	private static String withRange(Measurement run) {
+		if (run == null) {
+			return "-";
+		}
+		return String.format(Locale.ROOT, "%.1f [%.1f..%.1f]", run.throughput(), run.lowest(), run.highest());
 	}
 
 	private static String number(double value) {

@@ -28,6 +28,10 @@ final class WhatIfResult {
 
 	private final Map<Integer, Double> pausesOfZero = new LinkedHashMap<>();
 
+	private final Map<Integer, Measurement> baselineRuns = new LinkedHashMap<>();
+
+	private final Map<Integer, Measurement> pausesOfZeroRuns = new LinkedHashMap<>();
+
 	private final List<Row> rows = new ArrayList<>();
 
 	WhatIfResult(String target, CallProfile profile, Duration cpuPerCall, double cores) {
@@ -48,9 +52,11 @@ final class WhatIfResult {
 	 * @param predicted the throughput predicted from it (req/s), NaN if impossible
 	 * @param truth the throughput with the target really that much faster, NaN if not
 	 * measured
+	 * @param withPausesRun the run under pauses, window by window
+	 * @param truthRun the ground truth's run, window by window, null if not measured
 	 */
 	record Row(double reduction, int repetition, long batch, double roundPauseMillis, double withPauses,
-			double predicted, double truth) {
+			double predicted, double truth, Measurement withPausesRun, Measurement truthRun) {
 
 		/**
 		 * The prediction's error against the ground truth, a fraction; NaN without one.
@@ -61,29 +67,31 @@ final class WhatIfResult {
 
 	}
 
-	void baseline(int repetition, double throughput) {
-		this.baselines.put(repetition, throughput);
+	void baseline(int repetition, Measurement run) {
+		this.baselines.put(repetition, run.throughput());
+		this.baselineRuns.put(repetition, run);
 	}
 
 	/**
 	 * The throughput under the rounds of the smallest reduction with every pause 0: the
 	 * mechanism's own cost, which the baseline of the same repetition is the truth for.
 	 */
-	void pausesOfZero(int repetition, double throughput) {
-		this.pausesOfZero.put(repetition, throughput);
+	void pausesOfZero(int repetition, Measurement run) {
+		this.pausesOfZero.put(repetition, run.throughput());
+		this.pausesOfZeroRuns.put(repetition, run);
 	}
 
-	void slowed(int repetition, double reduction, SlowdownPlan plan, double withPauses, double predicted) {
-		this.rows.add(new Row(reduction, repetition, plan.batch(), plan.roundPauseNanos() / 1e6, withPauses, predicted,
-				Double.NaN));
+	void slowed(int repetition, double reduction, SlowdownPlan plan, Measurement withPauses, double predicted) {
+		this.rows.add(new Row(reduction, repetition, plan.batch(), plan.roundPauseNanos() / 1e6,
+				withPauses.throughput(), predicted, Double.NaN, withPauses, null));
 	}
 
-	void truth(int repetition, double reduction, double truth) {
+	void truth(int repetition, double reduction, Measurement truth) {
 		for (int i = 0; i < this.rows.size(); i++) {
 			Row row = this.rows.get(i);
 			if (row.repetition() == repetition && row.reduction() == reduction) {
 				this.rows.set(i, new Row(row.reduction(), row.repetition(), row.batch(), row.roundPauseMillis(),
-						row.withPauses(), row.predicted(), truth));
+						row.withPauses(), row.predicted(), truth.throughput(), row.withPausesRun(), truth));
 			}
 		}
 	}
@@ -110,6 +118,16 @@ final class WhatIfResult {
 
 	Map<Integer, Double> pausesOfZero() {
 		return this.pausesOfZero;
+	}
+
+	/** Each repetition's baseline run, window by window. */
+	Map<Integer, Measurement> baselineRuns() {
+		return this.baselineRuns;
+	}
+
+	/** Each repetition's run under pauses of 0, window by window. */
+	Map<Integer, Measurement> pausesOfZeroRuns() {
+		return this.pausesOfZeroRuns;
 	}
 
 	List<Row> rows() {

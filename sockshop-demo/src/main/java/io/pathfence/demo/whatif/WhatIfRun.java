@@ -152,9 +152,10 @@ final class WhatIfRun {
 					load.run(mix, users, Duration.ZERO, this.options.restartWarmUp(), SEED, (request, ok) -> {
 					});
 				}
-				Throughput baseline = measure(load, mix, null, 0, throughTarget, repetition);
-				result.baseline(repetition, baseline.okPerSecond());
-				this.out.printf("repetition %d: baseline %.1f req/s%n", repetition, baseline.okPerSecond());
+				Measurement baseline = measure(load, mix, null, 0, throughTarget, repetition);
+				result.baseline(repetition, baseline);
+				this.out.printf("repetition %d: baseline %.1f req/s (%s)%n", repetition, baseline.throughput(),
+						baseline.describe());
 				if (this.options.validate()) {
 					// The rounds of the smallest reduction, each pause 0: what stopping
 					// and
@@ -163,21 +164,22 @@ final class WhatIfRun {
 							this.options.reductions().stream().min(Double::compare).orElseThrow(), cpuPerCall, cores);
 					SlowdownPlan none = SlowdownPlan.of(profile, new Optimization(target, 0, cpuPerCall, cores),
 							smallest.batch());
-					Throughput zero = measure(load, mix, none, targetCallsPerRequest, throughTarget, repetition);
-					result.pausesOfZero(repetition, zero.okPerSecond());
-					this.out.printf("  pauses of 0 (B = %d calls): %.1f req/s, %+.1f %% from the baseline%n",
-							none.batch(), zero.okPerSecond(), (zero.okPerSecond() / baseline.okPerSecond() - 1) * 100);
+					Measurement zero = measure(load, mix, none, targetCallsPerRequest, throughTarget, repetition);
+					result.pausesOfZero(repetition, zero);
+					this.out.printf("  pauses of 0 (B = %d calls): %.1f req/s, %+.1f %% from the baseline (%s)%n",
+							none.batch(), zero.throughput(), (zero.throughput() / baseline.throughput() - 1) * 100,
+							zero.describe());
 				}
 				for (double reduction : this.options.reductions()) {
 					SlowdownPlan plan = plan(profile, reduction, cpuPerCall, cores);
-					Throughput slowed = measure(load, mix, plan, targetCallsPerRequest, throughTarget, repetition);
-					double predicted = predict(plan, slowed.okPerSecond());
-					result.slowed(repetition, reduction, plan, slowed.okPerSecond(), predicted);
+					Measurement slowed = measure(load, mix, plan, targetCallsPerRequest, throughTarget, repetition);
+					double predicted = predict(plan, slowed.throughput());
+					result.slowed(repetition, reduction, plan, slowed, predicted);
 					this.out.printf(
 							"  %s: with pauses %.1f req/s (B = %d calls, rounds of %.1f ms) -> predicted %.1f "
-									+ "req/s%n",
-							percent(reduction), slowed.okPerSecond(), plan.batch(), plan.roundPauseNanos() / 1e6,
-							predicted);
+									+ "req/s (%s)%n",
+							percent(reduction), slowed.throughput(), plan.batch(), plan.roundPauseNanos() / 1e6,
+							predicted, slowed.describe());
 				}
 				if (this.options.validate()) {
 					for (double reduction : this.options.reductions()) {
@@ -188,10 +190,11 @@ final class WhatIfRun {
 						checkStillPinned();
 						load.run(mix, users, Duration.ZERO, this.options.restartWarmUp(), SEED, (request, ok) -> {
 						});
-						Throughput truth = measure(load, mix, null, 0, throughTarget, repetition);
-						result.truth(repetition, reduction, truth.okPerSecond());
-						this.out.printf("  %s: ground truth (%s at %.2f ms simulated CPU per call) %.1f req/s%n",
-								percent(reduction), target, faster.toNanos() / 1e6, truth.okPerSecond());
+						Measurement truth = measure(load, mix, null, 0, throughTarget, repetition);
+						result.truth(repetition, reduction, truth);
+						this.out.printf("  %s: ground truth (%s at %.2f ms simulated CPU per call) %.1f req/s (%s)%n",
+								percent(reduction), target, faster.toNanos() / 1e6, truth.throughput(),
+								truth.describe());
 					}
 				}
 			}
@@ -200,17 +203,18 @@ final class WhatIfRun {
 	}
 
 	/**
-	 * The closed loop's throughput, under the plan's coordinated pauses when there is
-	 * one.
+	 * The closed loop's throughput in each window of the measured run, under the plan's
+	 * coordinated pauses when there is one.
 	 */
-	private Throughput measure(ClosedLoopLoad load, List<ClosedLoopLoad.Request> mix, SlowdownPlan plan,
+	private Measurement measure(ClosedLoopLoad load, List<ClosedLoopLoad.Request> mix, SlowdownPlan plan,
 			double targetCallsPerRequest, Set<String> throughTarget, int repetition)
 			throws IOException, InterruptedException {
-		Duration ramp = Duration.ofSeconds(2);
+		Duration ramp = this.options.settle();
 		long seed = SEED + 100L * repetition;
 		if (plan == null || plan.pausesPerCall().isEmpty()) {
-			return load.run(mix, this.options.users(), ramp, this.options.measure(), seed, (request, ok) -> {
-			});
+			WindowCounter windows = windows(ramp);
+			load.run(mix, this.options.users(), ramp, this.options.measure(), seed, windows);
+			return windows.measurement();
 		}
 		Map<String, PauseAgentClient> clients = new LinkedHashMap<>();
 		try {
@@ -229,7 +233,7 @@ final class WhatIfRun {
 			}
 			AtomicLong throughTargetDone = new AtomicLong();
 			AtomicBoolean running = new AtomicBoolean(true);
-			Throughput throughput;
+			Measurement throughput;
 			try (RoundCoordinator rounds = RoundCoordinator.start(plan, pausers, Map.of(), 0)) {
 				// One thread reports the target's count, as the coordinator asks; often
 				// enough
@@ -241,12 +245,14 @@ final class WhatIfRun {
 					}
 				});
 				try {
-					throughput = load.run(mix, this.options.users(), ramp, this.options.measure(), seed,
-							(request, ok) -> {
-								if (ok && throughTarget.contains(request.path())) {
-									throughTargetDone.incrementAndGet();
-								}
-							});
+					WindowCounter windows = windows(ramp);
+					load.run(mix, this.options.users(), ramp, this.options.measure(), seed, (request, ok) -> {
+						windows.ended(request, ok);
+						if (ok && throughTarget.contains(request.path())) {
+							throughTargetDone.incrementAndGet();
+						}
+					});
+					throughput = windows.measurement();
 				}
 				finally {
 					running.set(false);
@@ -271,6 +277,12 @@ final class WhatIfRun {
 				client.close();
 			}
 		}
+	}
+
+	/** Windows that start when a run starting now ends its ramp. */
+	private WindowCounter windows(Duration ramp) {
+		return new WindowCounter(System.nanoTime() + ramp.toNanos(), this.options.measure(), this.options.windows(),
+				this.options.nearestMedian());
 	}
 
 	private WhatIfFailure profilingFailed(IOException ex) {

@@ -38,7 +38,8 @@ class WhatIfCommandTests {
 			"--threads=db=64; --threads db: no such service in sock-shop",
 			"--threads=orders=0; --threads orders must be at least 1",
 			"--restart-warm-up=0s; --restart-warm-up must be longer than 0", "--users=1; --users must be at least 2",
-			"--repetitions=0; --repetitions must be at least 1",
+			"--repetitions=0; --repetitions must be at least 1", "--windows=0; --windows must be at least 1",
+			"--windows=40; --windows 40 splits a measured run of 15000 ms into windows shorter than 500 ms",
 			"--pause-agent=/nonexistent/pause-agent; no service can run under a pause agent: /nonexistent/pause-agent "
 					+ "is not an executable file" })
 	void badInputIsOneLineAndExitCodeTwo(String option, String says) {
