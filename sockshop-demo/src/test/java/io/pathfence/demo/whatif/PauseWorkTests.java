@@ -19,7 +19,7 @@ import io.pathfence.whatif.agent.PauseResult;
 import io.pathfence.whatif.rounds.Pauser;
 
 /**
- * The work a process does during pauses, read from {@code /proc} around each pause, on a
+ * The work a process does during pauses, read from {@code /proc} inside each pause, on a
  * real process that spins: a pause that stops it (SIGSTOP, as the agent does) reads near
  * nothing; a pause that stops nothing (the control, as a filter's hold is to work already
  * admitted) reads about its running rate.
@@ -70,32 +70,34 @@ class PauseWorkTests {
 		assertThat(fields[0]).isEqualTo(mechanism);
 		assertThat(fields[3]).isEqualTo("spinner");
 		assertThat(Double.parseDouble(fields[5])).isGreaterThanOrEqualTo(1.0);
-		return Double.parseDouble(fields[12]);
+		assertThat(Integer.parseInt(fields[7])).as("pauses probed inside").isGreaterThanOrEqualTo(4);
+		return Double.parseDouble(fields[13]);
 	}
 
 	@Test
 	void aStopReadsNearNoWorkWhileAPauseThatStopsNothingReadsTheRunningRate() throws Exception {
 		double stopped = cpuRatio("stop", (round, nanos) -> {
 			signal("-STOP");
+			long at = System.nanoTime();
 			try {
 				Thread.sleep(TimeUnit.NANOSECONDS.toMillis(nanos));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
-			finally {
-				signal("-CONT");
-			}
-			return new PauseResult(round, nanos, nanos, nanos, 0, 0);
+			long stoppedNanos = System.nanoTime() - at;
+			signal("-CONT");
+			return new PauseResult(round, nanos, nanos, stoppedNanos, 0, at);
 		});
 		double notStopped = cpuRatio("hold", (round, nanos) -> {
+			long at = System.nanoTime();
 			try {
 				Thread.sleep(TimeUnit.NANOSECONDS.toMillis(nanos));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
-			return new PauseResult(round, nanos, nanos, nanos, 0, 0);
+			return new PauseResult(round, nanos, nanos, System.nanoTime() - at, 0, at);
 		});
 
 		assertThat(stopped).isLessThan(0.25);
@@ -108,10 +110,11 @@ class PauseWorkTests {
 
 	@Test
 	void theRatioIsTheRateWhilePausedOverTheRateWhileRunning() {
-		// 10 ms of CPU in 100 ms paused, 90 ms in 900 ms running: the same rate.
-		assertThat(PauseWork.ratio(10, 100, 100, 1000)).isEqualTo(1.0);
-		assertThat(PauseWork.ratio(0, 100, 100, 1000)).isEqualTo(0.0);
-		assertThat(PauseWork.ratio(5, 10, 0, 1000)).isNaN();
+		// 5 ms of CPU in 50 ms probed of a 100 ms pause, so 10 ms in it, and 90 ms in the
+		// 900 ms running: the same rate.
+		assertThat(PauseWork.ratio(5, 50, 100, 100, 1000)).isEqualTo(1.0);
+		assertThat(PauseWork.ratio(0, 50, 100, 100, 1000)).isEqualTo(0.0);
+		assertThat(PauseWork.ratio(5, 0, 100, 100, 1000)).isNaN();
 	}
 
 }
