@@ -18,6 +18,7 @@ use crate::config::Config;
 use crate::host::{Host, Proxy};
 use crate::limiter::{Decision, Effect, Watch, Worker};
 use crate::pace::{Pace, TickWork};
+use crate::pause::rounds::{self, Answer};
 
 pub mod acts;
 pub mod flush;
@@ -58,6 +59,9 @@ pub struct Runtime<H: Host> {
     /// end: a stream refused later, on a tick, can no longer have its headers read. Only held streams are kept, and
     /// only as much of their path as a refusal repeats.
     instances: RefCell<HashMap<u32, String>>,
+    /// The rounds' control path of the current configuration, kept outside the workers: a control request that comes
+    /// while they are busy must still be told from an ordinary request, and answered rather than sent upstream.
+    control_path: RefCell<Option<String>>,
 }
 
 impl<H: Host> Default for Runtime<H> {
@@ -67,6 +71,7 @@ impl<H: Host> Default for Runtime<H> {
             ended_while_busy: RefCell::new(Vec::new()),
             pacing: Cell::new(Pacing::default()),
             instances: RefCell::new(HashMap::new()),
+            control_path: RefCell::new(None),
         }
     }
 }
@@ -93,6 +98,7 @@ impl<H: Host> Runtime<H> {
         for warning in config.warnings() {
             warn!("pathfence configuration: {warning}");
         }
+        let control_path = config.pause.as_ref().and_then(|p| p.rounds.as_ref()).map(|r| r.control_path.clone());
         let (host, stats_defined) = host_for(&config);
         let paths = config.reservations.len();
         let watch = thread_watch(host.now_ms());
@@ -114,6 +120,9 @@ impl<H: Host> Runtime<H> {
                 return false;
             }
         };
+        if let Ok(mut path) = self.control_path.try_borrow_mut() {
+            *path = control_path;
+        }
         self.apply(proxy, acts, root);
         self.pacing.set(Pacing::default());
         set_tick_period(proxy, Pace::default().period_ms())
@@ -154,8 +163,11 @@ impl<H: Host> Runtime<H> {
     }
 
     /// The request headers of stream `stream` arrived: classified and decided by the current worker. A request
-    /// that comes while the workers are busy, or before any configuration, goes through unfenced.
+    /// that comes while the workers are busy, or before any configuration, goes through unfenced, unless it is a
+    /// rounds' control request, which is answered `503` (see [`Runtime::unready_control`]). Its `:path` is read
+    /// from the host once at most, however many steps look at it.
     pub fn on_request(&self, proxy: &dyn Proxy, stream: u32, request: &dyn RequestView) -> Headers {
+        let request = &PathOnce::new(request);
         let mut acts = Vec::new();
         let outcome = match self.workers.try_borrow_mut() {
             Ok(mut workers) => workers.current.as_mut().map(|worker| {
@@ -183,10 +195,15 @@ impl<H: Host> Runtime<H> {
                 (headers, worker.tick_work())
             }),
             Err(_) => {
-                warn!("pathfence: worker busy; stream {stream} let through unfenced");
+                warn!("pathfence: worker busy; stream {stream} let through unfenced unless it is a round's control");
                 None
             }
         };
+        let outcome = outcome.or_else(|| {
+            let answer = self.unready_control(request)?;
+            acts = vec![Act::Answer { stream, answer }];
+            Some((Headers::Stop, TickWork::None))
+        });
         self.apply(proxy, acts, stream);
         let (headers, work) = outcome.unwrap_or((Headers::Continue, TickWork::None));
         self.pace(proxy, |pacing| pacing.after_event(work));
@@ -219,6 +236,24 @@ impl<H: Host> Runtime<H> {
     /// whose tick can stop, so that it knows whether to tick before it does.
     pub fn tick_work(&self) -> TickWork {
         self.workers.try_borrow().map(|workers| workers.tick_work()).unwrap_or(TickWork::None)
+    }
+
+    /// The `503` for a rounds' control request that no worker can take (busy, or no configuration yet): sent
+    /// upstream it would reach the service, and the round's runner would take the service's answer for the
+    /// filter's. Told by the last configuration's control path, or, before any, by the round's header.
+    fn unready_control(&self, request: &dyn RequestView) -> Option<Answer> {
+        let known = match self.control_path.try_borrow() {
+            Ok(path) => match path.as_deref() {
+                Some(control) => url_path(&request.path().unwrap_or_default()) == control.as_bytes(),
+                None => false,
+            },
+            Err(_) => false,
+        };
+        let configured = self.workers.try_borrow().map(|w| w.current.is_some()).unwrap_or(true);
+        let by_header = !configured && request.header(rounds::ROUND_HEADER).is_some();
+        (known || by_header).then(|| {
+            Answer::refused(503, "the filter cannot take a round now (no configuration yet, or its worker busy)")
+        })
     }
 
     fn keep_instance(&self, stream: u32, request: &dyn RequestView) {
@@ -297,6 +332,31 @@ impl<H: Host> Drop for Runtime<H> {
         if !effects.is_empty() {
             warn!("pathfence: {} request(s) still waiting as the filter went away", effects.len());
         }
+    }
+}
+
+/// A request whose `:path` is read from the host once at most: the control check, the classification and a held
+/// request's instance all look at it, and every read is a hostcall.
+struct PathOnce<'a> {
+    request: &'a dyn RequestView,
+    path: OnceCell<Option<Vec<u8>>>,
+}
+
+impl<'a> PathOnce<'a> {
+    fn new(request: &'a dyn RequestView) -> PathOnce<'a> {
+        PathOnce { request, path: OnceCell::new() }
+    }
+}
+
+impl RequestView for PathOnce<'_> {
+    fn path(&self) -> Option<Vec<u8>> {
+        self.path.get_or_init(|| self.request.path()).clone()
+    }
+    fn method(&self) -> Option<Vec<u8>> {
+        self.request.method()
+    }
+    fn header(&self, name: &str) -> Option<Vec<u8>> {
+        self.request.header(name)
     }
 }
 

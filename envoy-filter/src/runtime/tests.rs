@@ -544,3 +544,84 @@ fn a_binding_that_cannot_answer_lets_the_control_request_go_on_and_the_round_sta
     assert_eq!(proxy.take(), vec![Call::Resume(10), Call::Acted(10)]);
     assert_eq!(runtime.on_request(&proxy, 11, &Path("/a/x")), Headers::Stop, "held by the round's pause");
 }
+
+/// A request that counts the reads of its `:path`, each a hostcall in Envoy.
+struct Counted {
+    sent: Sent,
+    path_reads: std::cell::Cell<u32>,
+}
+
+impl Counted {
+    fn new(sent: Sent) -> Counted {
+        Counted { sent, path_reads: std::cell::Cell::new(0) }
+    }
+}
+
+impl RequestView for Counted {
+    fn path(&self) -> Option<Vec<u8>> {
+        self.path_reads.set(self.path_reads.get() + 1);
+        self.sent.path()
+    }
+    fn method(&self) -> Option<Vec<u8>> {
+        self.sent.method()
+    }
+    fn header(&self, name: &str) -> Option<Vec<u8>> {
+        self.sent.header(name)
+    }
+}
+
+#[test]
+fn a_requests_path_is_read_from_the_host_once_whether_in_rounds_or_not_and_held_or_not() {
+    let get = |path| Counted::new(Sent { method: "GET", path, headers: vec![] });
+    for config in [ONE_AT_A_TIME, IN_ROUNDS] {
+        let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+        let runtime = Runtime::default();
+        assert!(runtime.configure(&proxy, ROOT, config.as_bytes(), |_| (host.clone(), 0)));
+        let (admitted, held) = (get("/a/x"), get("/a/y"));
+        assert_eq!(runtime.on_request(&proxy, 10, &admitted), Headers::Continue);
+        assert_eq!(runtime.on_request(&proxy, 11, &held), Headers::Stop, "a's one slot is taken");
+        assert_eq!((admitted.path_reads.get(), held.path_reads.get()), (1, 1), "{config}");
+    }
+    // A round's control request reads it once too.
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, IN_ROUNDS.as_bytes(), |_| (host.clone(), 0)));
+    let control = Counted::new(round("1", "10"));
+    assert_eq!(runtime.on_request(&proxy, 10, &control), Headers::Stop);
+    assert_eq!(control.path_reads.get(), 1);
+}
+
+fn answered(calls: Vec<Call>) -> Vec<u32> {
+    calls.into_iter().filter_map(|c| if let Call::Answer(_, a) = c { Some(a.status) } else { None }).collect()
+}
+
+#[test]
+fn a_control_request_that_comes_while_the_workers_are_busy_is_answered_and_not_sent_upstream() {
+    let (host, proxy) = (MockHost::default(), RecordingProxy::default());
+    let runtime = Runtime::default();
+    assert!(runtime.configure(&proxy, ROOT, IN_ROUNDS.as_bytes(), |_| (host.clone(), 0)));
+    proxy.take();
+    let busy = runtime.workers.borrow_mut();
+    assert_eq!(runtime.on_request(&proxy, 10, &round("1", "80")), Headers::Stop);
+    assert_eq!(answered(proxy.take()), vec![503]);
+    // The control: an ordinary request still goes through unfenced, and so does the control path once rounds are
+    // off.
+    assert_eq!(runtime.on_request(&proxy, 11, &Path("/a/x")), Headers::Continue);
+    assert!(answered(proxy.take()).is_empty());
+    drop(busy);
+    assert!(runtime.configure(&proxy, ROOT, ONE_AT_A_TIME.as_bytes(), |_| (host.clone(), 0)));
+    proxy.take();
+    let _busy = runtime.workers.borrow_mut();
+    assert_eq!(runtime.on_request(&proxy, 12, &round("1", "80")), Headers::Continue);
+    assert!(answered(proxy.take()).is_empty());
+}
+
+#[test]
+fn a_control_request_that_comes_before_any_configuration_is_answered_and_not_sent_upstream() {
+    let proxy = RecordingProxy::default();
+    let runtime: Runtime<MockHost> = Runtime::default();
+    assert_eq!(runtime.on_request(&proxy, 10, &round("1", "80")), Headers::Stop);
+    assert_eq!(answered(proxy.take()), vec![503]);
+    assert_eq!(runtime.on_request(&proxy, 11, &Path("/a")), Headers::Continue, "the control: nothing to fence with");
+    assert!(answered(proxy.take()).is_empty());
+}

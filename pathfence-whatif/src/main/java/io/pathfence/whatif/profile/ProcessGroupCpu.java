@@ -70,6 +70,25 @@ public final class ProcessGroupCpu {
 	}
 
 	/**
+	 * The CPU time used so far by one process: every thread of it, plus its reaped
+	 * children. Reads one file, so it may be called around each pause.
+	 * @param pid the process
+	 * @return user plus system time of its threads and reaped children
+	 * @throws IOException if {@code /proc} cannot be read, or the process has exited
+	 */
+	public Duration usedByProcess(long pid) throws IOException {
+		long[] fields = statFields(this.proc.resolve(Long.toString(pid)).resolve("stat"));
+		if (fields == null) {
+			throw new IOException("no process " + pid + " in " + this.proc + ": the service has exited");
+		}
+		long ticks = 0;
+		for (int field = UTIME; field <= CSTIME; field++) {
+			ticks += fields[field];
+		}
+		return Duration.ofNanos(ticks * TimeUnit.SECONDS.toNanos(1) / ticksPerSecond());
+	}
+
+	/**
 	 * The numeric fields after the command name, or null for a process gone meanwhile.
 	 */
 	private static long[] statFields(Path stat) throws IOException {

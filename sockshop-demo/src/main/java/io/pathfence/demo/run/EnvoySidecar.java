@@ -18,9 +18,10 @@ import io.pathfence.testcontainers.EnvoyBootstrap;
  * {@code envoy} mode: the language-neutral deployment, where the service runs without the
  * starter and the sidecar fences its paths. The filter's configuration
  * ({@link EnvoyFilterConfig}) mirrors the topology's fence; the bootstrap is the one
- * pathfence-testcontainers writes for its container, bound to loopback.
+ * pathfence-testcontainers writes for its container, bound to loopback. The what-if run's
+ * filter mechanism starts one per paused service, each with its own folder for its files.
  */
-final class EnvoySidecar implements AutoCloseable {
+public final class EnvoySidecar implements AutoCloseable {
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
@@ -64,7 +65,7 @@ final class EnvoySidecar implements AutoCloseable {
 	 * Fails with what to do when Envoy or the filter is missing, before any service is
 	 * started.
 	 */
-	static void checkAvailable() {
+	public static void checkAvailable() {
 		if (!Files.isExecutable(binary())) {
 			throw new IllegalArgumentException("The envoy mode needs Envoy 1.40 at " + binary()
 					+ " (scripts/tools.sh installs it) or -Ddemo.envoy=PATH");
@@ -75,7 +76,7 @@ final class EnvoySidecar implements AutoCloseable {
 		}
 	}
 
-	static EnvoySidecar start(int port, int adminPort, int servicePort, String filterConfig, Path logs)
+	public static EnvoySidecar start(int port, int adminPort, int servicePort, String filterConfig, Path logs)
 			throws IOException, InterruptedException {
 		checkAvailable();
 		Path bootstrap = logs.resolve("envoy-sidecar.json");
@@ -97,11 +98,11 @@ final class EnvoySidecar implements AutoCloseable {
 		}
 	}
 
-	long pid() {
+	public long pid() {
 		return this.process.pid();
 	}
 
-	String baseUrl() {
+	public String baseUrl() {
 		return "http://127.0.0.1:" + this.port;
 	}
 

@@ -43,6 +43,9 @@ final class AgentLauncher implements Cluster.Launcher {
 
 	private final Map<String, PauseAgentProcess> agents = new ConcurrentHashMap<>();
 
+	/** The filter mechanism's sidecars, which calls to paused services go through. */
+	private volatile FilterSidecars sidecars;
+
 	/** Simulated CPU time per call where it differs from the topology's. */
 	private final Map<String, Duration> cpuTimes = new ConcurrentHashMap<>();
 
@@ -59,6 +62,11 @@ final class AgentLauncher implements Cluster.Launcher {
 		this.cpuTimes.putAll(cpuTimes);
 	}
 
+	/** Routes every call to a paused service through its sidecar from the next launch. */
+	void routeThrough(FilterSidecars sidecars) {
+		this.sidecars = sidecars;
+	}
+
 	/** The simulated CPU time per call the service gets when next started. */
 	void cpuTime(String service, Duration cpuTime) {
 		this.cpuTimes.put(service, cpuTime);
@@ -68,7 +76,8 @@ final class AgentLauncher implements Cluster.Launcher {
 	public Process launch(String service, List<String> command, ProcessBuilder builder) throws IOException {
 		boolean isTarget = service.equals(this.target);
 		List<String> line = new ArrayList<>(this.pinning.prefix(isTarget));
-		line.addAll(command);
+		FilterSidecars routing = this.sidecars;
+		line.addAll((routing != null) ? routing.routed(command) : command);
 		line.addAll(OPEN_CONNECTIONS);
 		Duration cpuTime = this.cpuTimes.get(service);
 		if (cpuTime != null) {

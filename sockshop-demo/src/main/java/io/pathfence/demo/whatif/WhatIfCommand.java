@@ -115,6 +115,12 @@ public final class WhatIfCommand implements Callable<Integer> {
 			description = "Target calls per round of pauses (default: so that a round pauses about 25 ms).")
 	long batch;
 
+	@Option(names = "--mechanism", defaultValue = "agent",
+			description = "What pays the rounds: agent (each service stopped by its pause agent) or filter (every "
+					+ "paused service behind an Envoy sidecar whose PathFence filter holds its requests in rounds; "
+					+ "profiling and ground truth as with the agent) (default: ${DEFAULT-VALUE}).")
+	String mechanism;
+
 	@Option(names = "--pause-agent",
 			description = "The pause agent binary (default: pause-agent/target/release/pause-agent, as built).")
 	Path pauseAgent;
@@ -192,6 +198,9 @@ public final class WhatIfCommand implements Callable<Integer> {
 				throw usage("--threads " + threadsOf.getKey() + " must be at least 1, not " + threadsOf.getValue());
 			}
 		}
+		if (!this.mechanism.equals("agent") && !this.mechanism.equals("filter")) {
+			throw usage("--mechanism must be agent or filter, not " + this.mechanism);
+		}
 		positive("--warm-up", this.warmUp);
 		positive("--restart-warm-up", this.restartWarmUp);
 		positive("--profile", this.profile);
@@ -232,12 +241,16 @@ public final class WhatIfCommand implements Callable<Integer> {
 		AgentLauncher launcher = new AgentLauncher(agent.toAbsolutePath(), this.pauseAgentOptions, pinning, this.target,
 				this.cpuTimes, this.threads);
 		System.out.printf(
-				"%s: what if %s needed %s less CPU per call? Every service under a pause agent, %s alone on "
-						+ "CPU %s, the others and the load on CPU %s; results in %s%n",
+				"%s: what if %s needed %s less CPU per call? Every service under a pause agent, rounds paid by "
+						+ "the %s, %s alone on CPU %s, the others and the load on CPU %s; results in %s%n",
 				topology.name(), this.target, String.join(", ", reductions.stream().map(WhatIfRun::percent).toList()),
-				this.target, pinning.targetCpus(), pinning.otherCpus(), folder);
+				this.mechanism, this.target, pinning.targetCpus(), pinning.otherCpus(), folder);
 		long started = System.nanoTime();
-		WhatIfResult result = new WhatIfRun(options, settings, launcher, System.out).run();
+		WhatIfResult result;
+		try (FilterSidecars sidecars = sidecars(topology, folder)) {
+			launcher.routeThrough(sidecars);
+			result = new WhatIfRun(options, settings, launcher, System.out).through(sidecars).run();
+		}
 		String table = WhatIfReport.table(result);
 		List<String> summary = WhatIfReport.summary(result);
 		Path csv = WhatIfReport.csv(result, folder);
@@ -249,6 +262,24 @@ public final class WhatIfCommand implements Callable<Integer> {
 		System.out.printf("%nRan in %.0f s. Table: %s%nCSV: %s%nPlot: %s%n", (System.nanoTime() - started) / 1e9,
 				folder.resolve("table.md"), csv, plot);
 		return 0;
+	}
+
+	/**
+	 * With the filter mechanism, the sidecars of every service but the target (null with
+	 * the agent's).
+	 */
+	private FilterSidecars sidecars(Topology topology, Path folder) {
+		if (!this.mechanism.equals("filter")) {
+			return null;
+		}
+		java.util.Set<String> paused = new java.util.LinkedHashSet<>(topology.services().keySet());
+		paused.remove(this.target);
+		try {
+			return new FilterSidecars(paused, folder.resolve("logs"));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new WhatIfRefusal("--mechanism filter: " + ex.getMessage());
+		}
 	}
 
 	private Topology topology() {

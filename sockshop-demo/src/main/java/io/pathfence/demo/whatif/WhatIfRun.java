@@ -64,12 +64,24 @@ final class WhatIfRun {
 	 */
 	private long roundsBefore;
 
+	/** The filter mechanism's sidecars, or null when the agents pay the rounds. */
+	private FilterSidecars sidecars;
+
 	WhatIfRun(WhatIfOptions options, Settings settings, AgentLauncher launcher, PrintStream out) {
 		this.options = options;
 		this.topology = settings.topology();
 		this.settings = settings;
 		this.launcher = launcher;
 		this.out = out;
+	}
+
+	/**
+	 * Pays the rounds through the filter in front of each paused service instead of its
+	 * agent; the load reaches the gateway through its sidecar.
+	 */
+	WhatIfRun through(FilterSidecars sidecars) {
+		this.sidecars = sidecars;
+		return this;
 	}
 
 	WhatIfResult run() throws IOException, InterruptedException {
@@ -217,20 +229,30 @@ final class WhatIfRun {
 			return windows.measurement();
 		}
 		Map<String, PauseAgentClient> clients = new LinkedHashMap<>();
+		PauseWork work = new PauseWork();
 		try {
 			Map<String, Pauser> pausers = new LinkedHashMap<>();
 			for (String service : plan.pausesPerCall().keySet()) {
-				PauseAgentClient client;
-				try {
-					client = this.launcher.connect(service);
+				Pauser pauser;
+				if (this.sidecars != null) {
+					pauser = this.sidecars.pauser(service);
 				}
-				catch (IOException ex) {
-					throw new WhatIfFailure(service + " cannot be paused: " + ex.getMessage(), ex);
+				else {
+					PauseAgentClient client;
+					try {
+						client = this.launcher.connect(service);
+					}
+					catch (IOException ex) {
+						throw new WhatIfFailure(service + " cannot be paused: " + ex.getMessage(), ex);
+					}
+					clients.put(service, client);
+					pauser = client::pause;
 				}
-				clients.put(service, client);
 				long before = this.roundsBefore;
-				pausers.put(service, (round, nanos) -> client.pause(before + round, nanos));
+				pausers.put(service, work.measured(service, this.launcher.servicePid(service),
+						(round, nanos) -> pauser.pause(before + round, nanos)));
 			}
+			work.start();
 			AtomicLong throughTargetDone = new AtomicLong();
 			AtomicBoolean running = new AtomicBoolean(true);
 			Measurement throughput;
@@ -260,6 +282,8 @@ final class WhatIfRun {
 				}
 				rounds.awaitIdle(Duration.ofSeconds(10));
 				this.roundsBefore += rounds.rounds();
+				work.finish((this.sidecars != null) ? "filter" : "agent", plan.optimization().reduction(), repetition,
+						this.settings.results(), this.out);
 				for (ServicePauses pauses : rounds.report()) {
 					if (pauses.failures() > 0) {
 						throw new WhatIfFailure(String.format(
@@ -302,6 +326,9 @@ final class WhatIfRun {
 		Map<String, Long> others = new LinkedHashMap<>(this.launcher.servicePids());
 		long target = others.remove(this.options.target());
 		others.put("the load generator", ProcessHandle.current().pid());
+		if (this.sidecars != null) {
+			others.putAll(this.sidecars.pids());
+		}
 		return new TargetCores().pinnedAlone(target, others);
 	}
 
@@ -378,9 +405,12 @@ final class WhatIfRun {
 		}
 	}
 
-	private List<ClosedLoopLoad.Request> mix(Cluster cluster) {
+	private List<ClosedLoopLoad.Request> mix(Cluster cluster) throws IOException {
 		List<ClosedLoopLoad.Request> requests = new ArrayList<>();
 		String gateway = cluster.baseUrl(this.topology.gateway());
+		if (this.sidecars != null) {
+			gateway = this.sidecars.front(this.topology.gateway(), URI.create(gateway)).toString();
+		}
 		for (LoadStream stream : this.topology.load()) {
 			requests.add(new ClosedLoopLoad.Request(stream.path(), stream.method(),
 					URI.create(gateway + stream.route()), this.settings.rate(stream.path())));

@@ -1,0 +1,65 @@
+package io.pathfence.demo.whatif;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import io.pathfence.whatif.profile.ProcessGroupCpu;
+
+/**
+ * What a process has done so far, from {@code /proc}: its CPU time (every thread, as
+ * {@link ProcessGroupCpu} counts it) and its I/O through system calls
+ * ({@code /proc/<pid>/io}: bytes read and written, and the read and write calls). A demo
+ * service's I/O is its sockets: the calls it serves and the calls it makes downstream,
+ * each a request and an answer of about the same size, so bytes over a window tell how
+ * much calling went on in it where the service's own counters cannot be read (a stopped
+ * service answers no scrape).
+ *
+ * @param cpuNanos CPU time used
+ * @param ioBytes bytes read and written ({@code rchar + wchar})
+ * @param ioCalls read and write system calls ({@code syscr + syscw})
+ */
+record ProcessWork(long cpuNanos, long ioBytes, long ioCalls) {
+
+	static final ProcessWork NONE = new ProcessWork(0, 0, 0);
+
+	private static final ProcessGroupCpu CPU = new ProcessGroupCpu();
+
+	/**
+	 * Reads the process's totals.
+	 * @param pid the process
+	 * @return its work so far
+	 * @throws IOException if it has exited or {@code /proc} cannot be read
+	 */
+	static ProcessWork of(long pid) throws IOException {
+		long cpu = CPU.usedByProcess(pid).toNanos();
+		long bytes = 0;
+		long calls = 0;
+		for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "io"))) {
+			int colon = line.indexOf(':');
+			if (colon < 0) {
+				continue;
+			}
+			String field = line.substring(0, colon);
+			long value = Long.parseLong(line.substring(colon + 1).strip());
+			switch (field) {
+				case "rchar", "wchar" -> bytes += value;
+				case "syscr", "syscw" -> calls += value;
+				default -> {
+				}
+			}
+		}
+		return new ProcessWork(cpu, bytes, calls);
+	}
+
+	ProcessWork plus(ProcessWork other) {
+		return new ProcessWork(this.cpuNanos + other.cpuNanos, this.ioBytes + other.ioBytes,
+				this.ioCalls + other.ioCalls);
+	}
+
+	ProcessWork minus(ProcessWork other) {
+		return new ProcessWork(this.cpuNanos - other.cpuNanos, this.ioBytes - other.ioBytes,
+				this.ioCalls - other.ioCalls);
+	}
+
+}
