@@ -9,6 +9,7 @@
 #   scripts/demo.sh --app social-network          # or media-service, sock-shop (the default), or a topology file
 #   scripts/demo.sh --trace quick --modes baseline,async,pathfence-sct,pathfence,virtual-threads
 #   scripts/demo.sh --modes baseline,pathfence-learned   # orders learns its paths (no pathfence.paths)
+#   scripts/demo.sh --modes baseline,envoy-learned       # Envoy's filter configured from the warm-up's traces
 #   scripts/demo.sh --fault interference --stall-length 600ms --stall-period 5s
 #   scripts/demo.sh --help
 set -euo pipefail

@@ -42,26 +42,47 @@ public final class TraceFile {
 	 * @throws IOException when the file cannot be read
 	 */
 	public static List<Span> read(Path file, TraceFormat format) throws MalformedTraceException, IOException {
-		List<ReadSpan> spans = new ArrayList<>();
 		try (JsonParser parser = JSON.createParser(file)) {
-			int documents = 0;
-			while (true) {
-				JsonNode document = next(parser);
-				if (document == null) {
-					break;
-				}
-				documents++;
-				spans.addAll(read(document, format, (documents == 1) ? "" : "document " + documents + ": "));
-			}
-			if (documents == 0) {
-				throw new MalformedTraceException("holds no JSON");
-			}
+			return read(parser, format);
 		}
 		catch (JacksonException ex) {
 			if (ex.getCause() instanceof IOException io) {
 				throw io;
 			}
 			throw syntax(ex);
+		}
+	}
+
+	/**
+	 * The spans of {@code json}, one document or several, as a trace file holds them:
+	 * what a collector receiving spans checks each batch with, so that the file it writes
+	 * reads back.
+	 * @param format the format every document is in, or null to tell each by its shape
+	 * @throws MalformedTraceException with one line naming the span and the field, or the
+	 * line and column of a syntax error
+	 */
+	public static List<Span> parse(String json, TraceFormat format) throws MalformedTraceException {
+		try (JsonParser parser = JSON.createParser(json)) {
+			return read(parser, format);
+		}
+		catch (JacksonException ex) {
+			throw syntax(ex);
+		}
+	}
+
+	private static List<Span> read(JsonParser parser, TraceFormat format) throws MalformedTraceException {
+		List<ReadSpan> spans = new ArrayList<>();
+		int documents = 0;
+		while (true) {
+			JsonNode document = next(parser);
+			if (document == null) {
+				break;
+			}
+			documents++;
+			spans.addAll(read(document, format, (documents == 1) ? "" : "document " + documents + ": "));
+		}
+		if (documents == 0) {
+			throw new MalformedTraceException("holds no JSON");
 		}
 		check(spans);
 		return spans.stream().map(ReadSpan::span).toList();

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class TraceFileTests {
 
@@ -45,6 +46,21 @@ class TraceFileTests {
 	@Test
 	void textAfterTheLastDocumentIsASyntaxError() throws Exception {
 		assertThat(TraceFiles.error(this.dir, "[] ]", null)).startsWith("not valid JSON at line 1, column 4: ");
+	}
+
+	@Test
+	void textIsReadAsAFileIs() throws Exception {
+		String batch = "[{\"traceId\": \"a1\", \"id\": \"b2\", \"kind\": \"SERVER\", \"timestamp\": 1, \"duration\": 2, "
+				+ "\"localEndpoint\": {\"serviceName\": \"orders\"}}]";
+
+		assertThat(TraceFile.parse(batch, TraceFormat.ZIPKIN)).singleElement()
+			.satisfies((span) -> assertThat(span.service()).isEqualTo("orders"));
+		assertThatExceptionOfType(MalformedTraceException.class)
+			.isThrownBy(() -> TraceFile.parse(batch.replace("\"id\"", "\"spanId\""), TraceFormat.ZIPKIN))
+			.withMessage(TraceFiles.error(this.dir, batch.replace("\"id\"", "\"spanId\""), TraceFormat.ZIPKIN));
+		assertThatExceptionOfType(MalformedTraceException.class)
+			.isThrownBy(() -> TraceFile.parse("[] ]", TraceFormat.ZIPKIN))
+			.withMessageStartingWith("not valid JSON at line 1, column 4: ");
 	}
 
 }

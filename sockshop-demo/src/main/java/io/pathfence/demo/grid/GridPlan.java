@@ -36,11 +36,11 @@ record GridPlan(List<String> apps, List<Trace> traces, List<Mode> modes, Duratio
 	 * restart every one.
 	 */
 	private static final List<Mode> RUN_ORDER = List.of(Mode.BASELINE, Mode.PATHFENCE, Mode.PATHFENCE_SCT, Mode.ENVOY,
-			Mode.VIRTUAL_THREADS, Mode.ASYNC);
+			Mode.ENVOY_LEARNED, Mode.VIRTUAL_THREADS, Mode.ASYNC);
 
 	/** The order of the table's columns: the paper's three, then ours. */
 	private static final List<Mode> COLUMN_ORDER = List.of(Mode.BASELINE, Mode.ASYNC, Mode.PATHFENCE_SCT,
-			Mode.PATHFENCE, Mode.VIRTUAL_THREADS, Mode.ENVOY);
+			Mode.PATHFENCE, Mode.VIRTUAL_THREADS, Mode.ENVOY, Mode.ENVOY_LEARNED);
 
 	List<Mode> runOrder() {
 		return this.modes.stream().sorted(Comparator.comparingInt(RUN_ORDER::indexOf)).toList();

@@ -297,6 +297,7 @@ final class GridReport {
 			case PATHFENCE_LEARNED -> "Learned";
 			case VIRTUAL_THREADS -> "VT";
 			case ENVOY -> "Envoy";
+			case ENVOY_LEARNED -> "Envoy learned";
 		};
 	}
 

@@ -59,6 +59,14 @@ public final class Cluster implements AutoCloseable {
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
+	/**
+	 * How long no span must come before the reporters are taken to have sent all they
+	 * held: longer than a reporter's interval between batches.
+	 */
+	private static final Duration TRACES_QUIET = Duration.ofMillis(2500);
+
+	private static final Duration TRACES_WAIT = Duration.ofSeconds(15);
+
 	private final Settings settings;
 
 	private final Topology topology;
@@ -93,9 +101,21 @@ public final class Cluster implements AutoCloseable {
 	/** Envoy with the filter in front of the shared service, in the envoy mode. */
 	private EnvoySidecar sidecar;
 
+	/** The configuration the sidecar's filter runs with now. */
+	private String sidecarFilter;
+
 	private int sidecarPort;
 
 	private int sidecarAdminPort;
+
+	/**
+	 * Where the services export their traces, in the modes that need them (or every mode
+	 * with {@code --traces}); null when no mode does.
+	 */
+	private TraceCollector traces;
+
+	/** Where the spans of the mode that runs now begin. */
+	private long tracesAtSwitch;
 
 	private Cluster(Settings settings, Path logs, Launcher launcher) {
 		this.settings = settings;
@@ -130,6 +150,9 @@ public final class Cluster implements AutoCloseable {
 			}
 			cluster.sidecarPort = freePort();
 			cluster.sidecarAdminPort = freePort();
+			if (settings.traces() || settings.modes().stream().anyMatch(Mode::needsTraces)) {
+				cluster.traces = TraceCollector.start(logs.resolve("traces.spool"));
+			}
 			cluster.switchTo(mode);
 			return cluster;
 		}
@@ -144,12 +167,13 @@ public final class Cluster implements AutoCloseable {
 	 * waits until they answer; returns how many it restarted.
 	 */
 	int switchTo(Mode mode) throws IOException, InterruptedException {
-		if (mode.behindEnvoy() && this.sidecar == null) {
-			this.sidecar = EnvoySidecar.start(this.sidecarPort, this.sidecarAdminPort, this.ports.get(this.shared),
-					EnvoyFilterConfig.json(this.topology.service(this.shared).fence(), this.settings.filterTuning()),
-					this.logs);
+		if (mode.behindEnvoy()) {
+			// Until its configuration is learned, the learning mode's sidecar only
+			// proxies.
+			useFilter(mode.learnsFilterFromTraces() ? EnvoyFilterConfig.PASS_THROUGH
+					: EnvoyFilterConfig.json(this.topology.service(this.shared).fence(), this.settings.filterTuning()));
 		}
-		else if (!mode.behindEnvoy() && this.sidecar != null) {
+		else if (this.sidecar != null) {
 			closeSidecar();
 		}
 		List<String> changed = new ArrayList<>();
@@ -164,7 +188,35 @@ public final class Cluster implements AutoCloseable {
 			launch(service, mode);
 		}
 		awaitHealthy(changed);
+		if (this.traces != null) {
+			this.tracesAtSwitch = this.traces.mark();
+		}
 		return changed.size();
+	}
+
+	/**
+	 * Runs the shared service's sidecar with this filter configuration, restarting it (on
+	 * the same ports) if it runs with another.
+	 */
+	void useFilter(String filterConfig) throws IOException, InterruptedException {
+		if (this.sidecar != null && filterConfig.equals(this.sidecarFilter)) {
+			return;
+		}
+		if (this.sidecar != null) {
+			closeSidecar();
+		}
+		this.sidecar = EnvoySidecar.start(this.sidecarPort, this.sidecarAdminPort, this.ports.get(this.shared),
+				filterConfig, this.logs);
+		this.sidecarFilter = filterConfig;
+	}
+
+	/**
+	 * Writes the spans exported since the mode that runs now began to {@code file}, once
+	 * the services' reporters have sent what they held; returns how many.
+	 */
+	int writeTracesSinceSwitch(Path file) throws IOException, InterruptedException {
+		this.traces.awaitQuiet(TRACES_QUIET, TRACES_WAIT);
+		return this.traces.write(file, this.tracesAtSwitch);
 	}
 
 	/**
@@ -204,6 +256,12 @@ public final class Cluster implements AutoCloseable {
 			command.add("--downstream." + downstream + "=" + url);
 		}
 		command.addAll(mode.serviceArguments(service.equals(this.shared)));
+		if (this.traces != null && (mode.needsTraces() || this.settings.traces())) {
+			// Every request is traced, so that each route's calls are seen.
+			command.add("--management.tracing.export.enabled=true");
+			command.add("--management.tracing.sampling.probability=1.0");
+			command.add("--management.tracing.export.zipkin.endpoint=" + this.traces.endpoint());
+		}
 		return command;
 	}
 
@@ -341,6 +399,11 @@ public final class Cluster implements AutoCloseable {
 	@Override
 	public void close() {
 		stopAll();
+		if (this.traces != null) {
+			// The services flushed their last spans as they stopped.
+			System.out.println(this.traces.finish(this.settings.results().resolve("traces.json")));
+			this.traces = null;
+		}
 		try {
 			Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
 		}
@@ -377,6 +440,7 @@ public final class Cluster implements AutoCloseable {
 		}
 		this.sidecar.close();
 		this.sidecar = null;
+		this.sidecarFilter = null;
 	}
 
 	/** Continues (a stopped process cannot exit), then ends, each process. */

@@ -31,6 +31,13 @@ final class EnvoyFilterConfig {
 	static final String TUNING = "\"tuning\": {\"interval_ms\": 50, \"window_s\": 60, \"period_s\": 15, "
 			+ "\"max_step\": 4, \"hysteresis\": 2}";
 
+	/**
+	 * A filter that fences nothing (no path, no local limit): the sidecar only proxies,
+	 * as it does while the envoy-learned mode's warm-up collects the traces its
+	 * configuration is learned from.
+	 */
+	static final String PASS_THROUGH = "{\"paths\": []}\n";
+
 	static String json(Fence fence) {
 		return json(fence, false);
 	}
@@ -64,7 +71,7 @@ final class EnvoyFilterConfig {
 		return "{" + kind + (method.isEmpty() ? "" : ", \"method\": \"" + method + "\"") + "}";
 	}
 
-	private static int perWorker(int maxQueue) {
+	static int perWorker(int maxQueue) {
 		return (maxQueue + WORKERS - 1) / WORKERS;
 	}
 

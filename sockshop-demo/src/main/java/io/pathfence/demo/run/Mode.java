@@ -52,7 +52,15 @@ public enum Mode {
 	 * The services without the starter, the shared service behind Envoy with the
 	 * PathFence filter: the language-neutral deployment.
 	 */
-	ENVOY("envoy", Server.PLATFORM_THREADS, Fencing.NONE);
+	ENVOY("envoy", Server.PLATFORM_THREADS, Fencing.NONE),
+
+	/**
+	 * The envoy mode with a filter configuration nobody wrote: the services export their
+	 * traces to the runner, which learns the shared service's paths from the warm-up's
+	 * traces (as {@code pathfence paths} does) and restarts the sidecar with the
+	 * configuration it derived from them, before anything is measured.
+	 */
+	ENVOY_LEARNED("envoy-learned", Server.PLATFORM_THREADS, Fencing.NONE);
 
 	private final String id;
 
@@ -89,12 +97,25 @@ public enum Mode {
 
 	/** Whether the shared service runs behind Envoy with the PathFence filter. */
 	boolean behindEnvoy() {
-		return this == ENVOY;
+		return this == ENVOY || this == ENVOY_LEARNED;
+	}
+
+	/**
+	 * Whether the sidecar's filter configuration is learned from the warm-up's traces
+	 * rather than made from the topology's fence.
+	 */
+	boolean learnsFilterFromTraces() {
+		return this == ENVOY_LEARNED;
+	}
+
+	/** Whether the services must export their traces for the mode to work. */
+	boolean needsTraces() {
+		return learnsFilterFromTraces();
 	}
 
 	/** Whether the shared service is fenced, by the starter or by the filter. */
 	public boolean fenced() {
-		return this.fencing != Fencing.NONE || this == ENVOY;
+		return this.fencing != Fencing.NONE || behindEnvoy();
 	}
 
 	/** Whether the services are event-driven (and start from that class-data archive). */

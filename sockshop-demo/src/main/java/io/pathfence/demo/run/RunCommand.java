@@ -58,7 +58,7 @@ public final class RunCommand implements Callable<Integer> {
 
 	@Option(names = "--modes", split = ",", defaultValue = "baseline,pathfence", converter = ModeConverter.class,
 			description = "Modes to compare: baseline, pathfence, pathfence-sct, pathfence-learned, virtual-threads, async, "
-					+ "envoy " + "(default: ${DEFAULT-VALUE}).")
+					+ "envoy, envoy-learned (default: ${DEFAULT-VALUE}).")
 	List<Mode> modes;
 
 	@Option(names = "--trace", converter = TraceConverter.class,
@@ -114,6 +114,10 @@ public final class RunCommand implements Callable<Integer> {
 			+ "(SCT tuning, the starter's defaults), from the topology's permits as a start; the tuned limits are "
 			+ "printed at the end.")
 	boolean filterTuning;
+
+	@Option(names = "--traces", description = "The services export their traces in every mode (envoy-learned always "
+			+ "does), to the runner's collector: traces.json in the results, for `scripts/pathfence paths`.")
+	boolean traces;
 
 	@Option(names = "--smoke", description = "The short run of the test command: 10 s fault-free, 20 s faulted.")
 	boolean smoke;
@@ -248,10 +252,14 @@ public final class RunCommand implements Callable<Integer> {
 				or(this.trace, base.trace()), this.rates, atLeastZero("--warm-up", or(this.warmUp, base.warmUp())),
 				positive("--fault-free", or(this.faultFree, base.faultFree())),
 				positive("--faulted", or(this.faulted, base.faulted())), millibottleneck, base.requestTimeout(),
-				base.serviceJvmOptions(), frontEndUrl, this.stallTrigger, this.filterTuning);
-		if (this.filterTuning && (frontEndUrl != null || !settings.modes().contains(Mode.ENVOY))) {
-			throw usage("--filter-tuning is for the filter the envoy mode runs locally: give --modes with envoy "
-					+ "and no --front-end");
+				base.serviceJvmOptions(), frontEndUrl, this.stallTrigger, this.filterTuning, this.traces);
+		if (this.filterTuning && (frontEndUrl != null || settings.modes().stream().noneMatch(Mode::behindEnvoy))) {
+			throw usage("--filter-tuning is for the filter the envoy modes run locally: give --modes with envoy or "
+					+ "envoy-learned and no --front-end");
+		}
+		if (frontEndUrl != null && (this.traces || settings.modes().stream().anyMatch(Mode::needsTraces))) {
+			throw usage("--traces and --modes envoy-learned are for an application the runner starts: its services "
+					+ "export their traces to the runner's collector; not with --front-end");
 		}
 		if (millibottleneck.length().compareTo(millibottleneck.period()) >= 0) {
 			throw usage(String.format(

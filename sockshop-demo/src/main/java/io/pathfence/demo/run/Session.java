@@ -3,6 +3,7 @@ package io.pathfence.demo.run;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +40,12 @@ public final class Session implements AutoCloseable {
 	 */
 	static final long SEED = 20250605;
 
+	/**
+	 * The warm-up of a sidecar restarted with a learned configuration: long enough for
+	 * the callers' connections to it to be made anew.
+	 */
+	static final Duration RESTARTED_SIDECAR_WARM_UP = Duration.ofSeconds(3);
+
 	private final Settings settings;
 
 	private final Topology topology;
@@ -60,7 +67,7 @@ public final class Session implements AutoCloseable {
 	public void prepare(Mode mode) throws IOException, InterruptedException {
 		if (this.settings.externalFrontEnd() != null) {
 			this.out.printf("== %s: loading %s%n", mode, this.settings.externalFrontEnd());
-			warmUp(gateway(), mode);
+			warmUp(gateway(), mode, this.settings.warmUp());
 			return;
 		}
 		long startedAt = System.nanoTime();
@@ -76,7 +83,30 @@ public final class Session implements AutoCloseable {
 			this.out.printf("   restarted %d of %d in %.1f s%n", restarted, this.topology.services().size(),
 					(System.nanoTime() - startedAt) / 1e9);
 		}
-		warmUp(gateway(), mode);
+		warmUp(gateway(), mode, this.settings.warmUp());
+		if (mode.learnsFilterFromTraces()) {
+			learnFilter(mode);
+		}
+	}
+
+	/**
+	 * Learns the shared service's filter configuration from the warm-up's traces, writes
+	 * both to the results, restarts the sidecar with it and warms it up briefly (its
+	 * connections are new).
+	 */
+	private void learnFilter(Mode mode) throws IOException, InterruptedException {
+		Path traces = this.settings.results().resolve(mode.id() + "-warm-up-traces.json");
+		int spans = this.cluster.writeTracesSinceSwitch(traces);
+		Service shared = this.topology.sharedService().orElseThrow();
+		LearnedFilterConfig.Learned learned = LearnedFilterConfig.from(traces, shared.name(), shared.fence(),
+				this.settings.filterTuning());
+		Path config = this.settings.results().resolve(mode.id() + "-filter.json");
+		Files.writeString(config, learned.json());
+		this.out.printf("   learned %s's paths from the warm-up's %d spans (%s):%n", shared.name(), spans, traces);
+		learned.summary().forEach((line) -> this.out.println("     " + line));
+		this.cluster.useFilter(learned.json());
+		this.out.printf("   the sidecar runs with %s%n", config);
+		warmUp(gateway(), mode, RESTARTED_SIDECAR_WARM_UP);
 	}
 
 	private String gateway() {
@@ -92,14 +122,14 @@ public final class Session implements AutoCloseable {
 		}
 	}
 
-	private void warmUp(String gateway, Mode mode) throws InterruptedException {
-		if (this.settings.warmUp().isZero()) {
+	private void warmUp(String gateway, Mode mode, Duration length) throws InterruptedException {
+		if (length.isZero()) {
 			return;
 		}
 		OpenLoopLoad load = load();
-		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " warm-up", this.settings.warmUp().toSeconds(),
+		try (ProgressBar bar = new ProgressBar(this.out, "   " + mode + " warm-up", length.toSeconds(),
 				() -> "sent " + load.sent())) {
-			run(load, streams(gateway, (t) -> 1), this.settings.warmUp(), SEED - 1, (path, at, micros, answer) -> {
+			run(load, streams(gateway, (t) -> 1), length, SEED - 1, (path, at, micros, answer) -> {
 			});
 		}
 	}

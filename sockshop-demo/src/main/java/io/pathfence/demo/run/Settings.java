@@ -38,11 +38,13 @@ import io.pathfence.demo.topology.Topology;
  * sidecar); null injects no fault into that application
  * @param filterTuning whether the envoy mode's filter sizes each path's limit online (its
  * top-level {@code tuning}), from the topology's permits as a start
+ * @param traces whether the services export their traces in every mode, not only in those
+ * that need them, to the runner's collector ({@code traces.json} in the results)
  */
 public record Settings(String app, Topology topology, Path jar, Path results, List<Mode> modes, Trace trace,
 		Map<String, Double> rates, Duration warmUp, Duration faultFree, Duration faulted,
 		Millibottleneck millibottleneck, Duration requestTimeout, List<String> serviceJvmOptions,
-		String externalFrontEnd, URI stallTrigger, boolean filterTuning) {
+		String externalFrontEnd, URI stallTrigger, boolean filterTuning, boolean traces) {
 
 	/**
 	 * Light JVMs: eight of them and the load generator share two cores. Calls between
@@ -61,7 +63,7 @@ public record Settings(String app, Topology topology, Path jar, Path results, Li
 	public static Settings defaults(String app, Topology topology, Path jar, Path results) {
 		return new Settings(app, topology, jar, results, List.of(Mode.BASELINE, Mode.PATHFENCE), Trace.LARGE, Map.of(),
 				Duration.ofSeconds(8), Duration.ofSeconds(20), Duration.ofSeconds(30), topology.millibottleneck(),
-				Duration.ofSeconds(10), LIGHT_JVM, null, null, false);
+				Duration.ofSeconds(10), LIGHT_JVM, null, null, false, false);
 	}
 
 	/** The default run cut short: one period without the fault, two with it. */
@@ -69,7 +71,7 @@ public record Settings(String app, Topology topology, Path jar, Path results, Li
 		Settings d = defaults(app, topology, jar, results);
 		return new Settings(app, topology, jar, results, d.modes(), d.trace(), d.rates(), Duration.ofSeconds(6),
 				Duration.ofSeconds(10), Duration.ofSeconds(20), d.millibottleneck(), d.requestTimeout(),
-				d.serviceJvmOptions(), null, null, d.filterTuning());
+				d.serviceJvmOptions(), null, null, d.filterTuning(), d.traces());
 	}
 
 	/** A path's base rate: the topology's, unless the run says otherwise. */
@@ -95,14 +97,14 @@ public record Settings(String app, Topology topology, Path jar, Path results, Li
 			Duration otherFaulted) {
 		return new Settings(this.app, this.topology, this.jar, this.results, otherModes, otherTrace, this.rates,
 				otherWarmUp, otherFaultFree, otherFaulted, this.millibottleneck, this.requestTimeout,
-				this.serviceJvmOptions, this.externalFrontEnd, this.stallTrigger, this.filterTuning);
+				this.serviceJvmOptions, this.externalFrontEnd, this.stallTrigger, this.filterTuning, this.traces);
 	}
 
 	/** These settings with the results written elsewhere. */
 	public Settings withResults(Path otherResults) {
 		return new Settings(this.app, this.topology, this.jar, otherResults, this.modes, this.trace, this.rates,
 				this.warmUp, this.faultFree, this.faulted, this.millibottleneck, this.requestTimeout,
-				this.serviceJvmOptions, this.externalFrontEnd, this.stallTrigger, this.filterTuning);
+				this.serviceJvmOptions, this.externalFrontEnd, this.stallTrigger, this.filterTuning, this.traces);
 	}
 
 }

@@ -44,11 +44,13 @@ class BlockingRoutes {
 		this.service = service;
 		this.work = work;
 		this.occupancy = occupancy;
-		// Calls are observed only for PathFence's discovery to learn from, so that the
-		// other modes do not pay for observations nothing reads.
+		// Calls are observed only for PathFence's discovery to learn from, or for their
+		// client spans when traces are exported, so that the other modes do not pay for
+		// observations nothing reads.
 		boolean learning = !"off".equalsIgnoreCase(environment.getProperty("pathfence.discovery.mode", "off"));
-		ObservationRegistry observations = learning ? observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP)
-				: ObservationRegistry.NOOP;
+		boolean tracing = environment.getProperty("management.tracing.export.enabled", Boolean.class, true);
+		ObservationRegistry observations = (learning || tracing)
+				? observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP) : ObservationRegistry.NOOP;
 		this.downstreams = Downstreams.of(service, environment,
 				(name, url) -> new Downstream(name, url, callTimeout, observations));
 	}

@@ -6,6 +6,7 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * A request as every client of the demo sends it, the load generator and the services
@@ -37,11 +38,21 @@ public final class DemoRequest {
 	 */
 	public static HttpURLConnection send(URI uri, String method, String executionPath, Duration answerTimeout)
 			throws IOException {
+		return send(uri, method, executionPath, Map.of(), answerTimeout);
+	}
+
+	/**
+	 * Opens a connection to {@code uri} and sends the request on it with further headers
+	 * (a trace's context); otherwise as {@link #send(URI, String, String, Duration)}.
+	 */
+	public static HttpURLConnection send(URI uri, String method, String executionPath, Map<String, String> headers,
+			Duration answerTimeout) throws IOException {
 		HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
 		try {
 			connection.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
 			connection.setReadTimeout((int) answerTimeout.toMillis());
 			connection.setRequestMethod(method);
+			headers.forEach(connection::setRequestProperty);
 			if (executionPath != null) {
 				connection.setRequestProperty(DemoHeaders.PATH, executionPath);
 			}

@@ -7,6 +7,8 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -40,7 +42,8 @@ public final class Downstream {
 	/**
 	 * A downstream whose calls are observed as client requests to {@code name}, children
 	 * of the inbound request's observation, as Spring's own clients' are: what
-	 * PathFence's discovery learns a route's calls from. A no-op registry observes
+	 * PathFence's discovery learns a route's calls from, and, with tracing, client spans
+	 * whose context goes along in the request's headers. A no-op registry observes
 	 * nothing and costs nothing.
 	 */
 	public Downstream(String name, String baseUrl, Duration answerTimeout, ObservationRegistry observations) {
@@ -58,17 +61,24 @@ public final class Downstream {
 		if (this.observations.isNoop()) {
 			return call(method, path, executionPath);
 		}
-		RequestReplySenderContext<Object, Object> context = new RequestReplySenderContext<>((carrier, key, value) -> {
-		});
+		// The carrier collects the headers a tracer propagates (none without one); they
+		// are sent with the request.
+		Map<String, String> headers = new LinkedHashMap<>();
+		RequestReplySenderContext<Map<String, String>, Object> context = new RequestReplySenderContext<>(Map::put);
+		context.setCarrier(headers);
 		context.setRemoteServiceName(this.name);
 		return Observation.createNotStarted("http.client.requests", () -> context, this.observations)
-			.observe(() -> call(method, path, executionPath));
+			.observe(() -> call(method, path, executionPath, headers));
 	}
 
 	private ResponseEntity<String> call(String method, String path, String executionPath) {
+		return call(method, path, executionPath, Map.of());
+	}
+
+	private ResponseEntity<String> call(String method, String path, String executionPath, Map<String, String> headers) {
 		HttpURLConnection connection = null;
 		try {
-			connection = DemoRequest.send(this.base.resolve(path), method, executionPath, this.answerTimeout);
+			connection = DemoRequest.send(this.base.resolve(path), method, executionPath, headers, this.answerTimeout);
 			int status = connection.getResponseCode();
 			// The body is read to its end so that the connection can be kept alive.
 			InputStream in = (status < 400) ? connection.getInputStream() : connection.getErrorStream();

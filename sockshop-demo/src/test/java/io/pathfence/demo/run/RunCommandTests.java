@@ -4,6 +4,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,7 +27,7 @@ class RunCommandTests {
 	@ParameterizedTest
 	@CsvSource(delimiter = ';', quoteCharacter = '"', value = {
 			"--trace=bursty; Invalid value for option '--trace': Unknown trace 'bursty'; one of [flat, large, quick, slow]",
-			"--modes=baseline,reactive; Unknown mode 'reactive'; one of [baseline, pathfence, pathfence-sct, virtual-threads, async, envoy]",
+			"--modes=baseline,reactive; Unknown mode 'reactive'; one of [baseline, pathfence, pathfence-sct, pathfence-learned, virtual-threads, async, envoy, envoy-learned]",
 			"--app=shop; No application or topology file 'shop': one of [sock-shop, social-network, media-service]",
 			"--fault=noise; Unknown millibottleneck source 'noise'; one of [stop, interference, burst]",
 			"--stall-service=db; --stall-service db: not a service of sock-shop behind its gateway; one of [orders, payment",
@@ -39,7 +41,8 @@ class RunCommandTests {
 			"--faulted=0s; --faulted must be longer than 0",
 			"--stall-trigger=http://127.0.0.1:9/stall; --stall-trigger is for an application run elsewhere: give --front-end too",
 			"--front-end=front-end:8080; --front-end must be an http:// or https:// URL with a host",
-			"--filter-tuning=true; --filter-tuning is for the filter the envoy mode runs locally: give --modes with envoy" })
+			"--filter-tuning=true; --filter-tuning is for the filter the envoy modes run locally: give --modes with envoy",
+			"--traces=true --front-end=http://front-end:8080; --traces and --modes envoy-learned are for an application the runner starts" })
 	void badOptionIsOneLineNamingItAndExitCodeTwo(String option, String says) {
 		StringWriter err = new StringWriter();
 		StringWriter out = new StringWriter();
@@ -47,7 +50,10 @@ class RunCommandTests {
 		commandLine.setErr(new PrintWriter(err));
 		commandLine.setOut(new PrintWriter(out));
 
-		int exitCode = commandLine.execute("--jar=target/app/sockshop-demo.jar", option);
+		List<String> args = new ArrayList<>(List.of("--jar=target/app/sockshop-demo.jar"));
+		// A case may need a second option to be refused; the first is the one named.
+		args.addAll(List.of(option.split(" ")));
+		int exitCode = commandLine.execute(args.toArray(String[]::new));
 
 		assertThat(exitCode).isEqualTo(CommandLine.ExitCode.USAGE);
 		assertThat(err.toString().strip()).doesNotContain("\n")
