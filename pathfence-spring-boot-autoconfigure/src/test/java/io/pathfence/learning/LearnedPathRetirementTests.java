@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -190,6 +191,54 @@ class LearnedPathRetirementTests {
 		Ticket ticket = this.fence.acquire(path, this.waiter);
 		assertThat(ticket.admission()).isEqualTo(Admission.GRANTED);
 		ticket.release();
+	}
+
+	/**
+	 * A request classified to the path just before the pass that retires it takes a
+	 * permit after the pass found the path idle and before its reservation goes, so that
+	 * removal is refused; a later pass removes it once the request is done, and its
+	 * permits go back to local. The fence's clock, read as the removal starts, is where
+	 * the request comes in, so the interleaving is the same on every run.
+	 */
+	@Test
+	void aRetiredPathWhoseRemovalWasRefusedIsRemovedOnALaterPass() {
+		AtomicReference<Runnable> atNextFenceClockRead = new AtomicReference<>();
+		PathFence fence = PathFence.builder(10).path("payment", 2, 5, Duration.ZERO).nanoClock(() -> {
+			Runnable late = atNextFenceClockRead.getAndSet(null);
+			if (late != null) {
+				late.run();
+			}
+			return this.clock.get();
+		}).build();
+		// Heard, the fence reads its clock for every change, a removal included.
+		fence.addListener(new PathFenceListener() {
+		});
+		LearnedPaths learned = new LearnedPaths(fence, true,
+				new LearnedPaths.Settings(16, 256, 16, 2, 2, 5, Duration.ZERO, 1, RETIRE_AFTER), this.clock::get,
+				Runnable::run);
+		for (int i = 0; i < 2; i++) {
+			learned.served("GET", "/orders", Map.of("shipping", 1));
+		}
+		assertThat(fence.figures(PathFence.LOCAL).permits()).isEqualTo(6);
+		later(RETIRE_AFTER);
+		List<Ticket> lateRequests = new CopyOnWriteArrayList<>();
+		atNextFenceClockRead.set(() -> lateRequests.add(fence.acquire("shipping", this.waiter)));
+
+		learned.place();
+
+		assertThat(lateRequests).singleElement()
+			.extracting(Ticket::admission)
+			.as("the late request took a permit as the removal started")
+			.isEqualTo(Admission.GRANTED);
+		assertThat(learned.pathOf("GET", "/orders")).as("retired").isNull();
+		assertThat(fence.hasPath("shipping")).as("removal refused while the late request runs").isTrue();
+		lateRequests.get(0).release();
+		learned.place();
+		assertThat(fence.hasPath("shipping")).as("removed on the next pass").isFalse();
+		assertThat(fence.figures(PathFence.LOCAL).permits()).isEqualTo(8);
+		assertThat(fence.figures().stream().mapToInt(PathFigures::permits).sum()).isEqualTo(10);
+		learned.close();
+		fence.close();
 	}
 
 	@Test

@@ -59,7 +59,8 @@ class SockShopSmokeIT {
 		assertThat(fencedOther.requests()).isPositive();
 		assertThat(fencedOther.overOneSecond()).as("order-history requests over 1 s with PathFence").isZero();
 		assertThat(fencedOther.p99Millis())
-			.as("order-history p99 with PathFence, against 2 x fault-free %.0f ms", fencedReference.p99Millis())
+			.as("order-history p99 with PathFence, against %.1f x fault-free %.0f ms", Verdict.PATHFENCE_MAX_P99_RATIO,
+					fencedReference.p99Millis())
 			.isLessThanOrEqualTo(Verdict.PATHFENCE_MAX_P99_RATIO * fencedReference.p99Millis());
 		assertThat(fencedOther.rejected() + fencedOther.connectionOrTimeout()).as("order-history failures").isZero();
 		// The stalled path pays for its own stall: its overflow is answered 503 at once.

@@ -67,7 +67,8 @@ class TopologySmokeIT {
 			assertThat(faulted.requests()).isPositive();
 			assertThat(faulted.overOneSecond()).as("%s requests over 1 s with PathFence", path).isZero();
 			assertThat(faulted.p99Millis())
-				.as("%s p99 with PathFence, against 2 x fault-free %.0f ms", path, reference.p99Millis())
+				.as("%s p99 with PathFence, against %.1f x fault-free %.0f ms", path, Verdict.PATHFENCE_MAX_P99_RATIO,
+						reference.p99Millis())
 				.isLessThanOrEqualTo(Verdict.PATHFENCE_MAX_P99_RATIO * reference.p99Millis());
 			assertThat(faulted.rejected() + faulted.connectionOrTimeout()).as("%s failures", path).isZero();
 		}
