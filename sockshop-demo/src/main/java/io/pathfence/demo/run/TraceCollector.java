@@ -9,9 +9,12 @@ import java.io.InputStreamReader;
 import java.io.Writer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,8 +51,11 @@ final class TraceCollector implements AutoCloseable {
 	/** The most spans kept: many minutes of the demo's load, traced whole. */
 	static final int MAX_SPANS = 1_000_000;
 
-	/** The largest batch taken; a reporter's batches are far smaller. */
-	static final int MAX_BATCH_BYTES = 16 * 1024 * 1024;
+	/**
+	 * The largest batch taken, unzipped; a reporter's batches are far smaller, and a
+	 * batch is held several times over while it is read, in the runner's small heap.
+	 */
+	static final int MAX_BATCH_BYTES = 2 * 1024 * 1024;
 
 	private static final ObjectMapper JSON = JsonMapper.builder().build();
 
@@ -60,7 +66,7 @@ final class TraceCollector implements AutoCloseable {
 	/** Each kept span's JSON, one a line, in the order they came. */
 	private final Path spool;
 
-	private final Writer spoolWriter;
+	private final FileChannel spoolChannel;
 
 	private int spans;
 
@@ -79,7 +85,8 @@ final class TraceCollector implements AutoCloseable {
 		this.server = server;
 		this.executor = executor;
 		this.spool = spool;
-		this.spoolWriter = Files.newBufferedWriter(spool, StandardCharsets.UTF_8);
+		this.spoolChannel = FileChannel.open(spool, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+				StandardOpenOption.TRUNCATE_EXISTING);
 	}
 
 	/**
@@ -113,7 +120,15 @@ final class TraceCollector implements AutoCloseable {
 				answer(exchange, 405, "POST Zipkin v2 JSON spans to " + PATH);
 				return;
 			}
-			byte[] body = body(exchange);
+			byte[] body;
+			try {
+				body = body(exchange);
+			}
+			catch (IOException ex) {
+				// Most often a body that says gzip and is not, or is cut short.
+				refuse(exchange, 400, "the batch could not be read: " + ex);
+				return;
+			}
 			if (body == null) {
 				refuse(exchange, 413, "a batch of more than " + MAX_BATCH_BYTES + " bytes");
 				return;
@@ -160,18 +175,28 @@ final class TraceCollector implements AutoCloseable {
 		}
 		synchronized (this) {
 			int kept = Math.min(Math.max(0, MAX_SPANS - this.spans), texts.size());
+			// JSON text holds no raw line break: one span a line. String.getBytes
+			// replaces
+			// what UTF-8 cannot encode (a lone surrogate from a JSON escape) instead of
+			// failing, and the batch is written at the spool's end in one piece, the end
+			// moved only once it is there: a failed write neither shifts later spans nor
+			// leaves a half line behind, the next batch writes over it.
+			ByteArrayOutputStream lines = new ByteArrayOutputStream();
+			for (String text : texts.subList(0, kept)) {
+				lines.writeBytes(text.getBytes(StandardCharsets.UTF_8));
+				lines.write('\n');
+			}
+			ByteBuffer bytes = ByteBuffer.wrap(lines.toByteArray());
 			try {
-				for (String text : texts.subList(0, kept)) {
-					// JSON text holds no raw line break: one span a line.
-					this.spoolWriter.write(text);
-					this.spoolWriter.write('\n');
-					this.spoolEnd += text.getBytes(StandardCharsets.UTF_8).length + 1;
+				long at = this.spoolEnd;
+				while (bytes.hasRemaining()) {
+					at += this.spoolChannel.write(bytes, at);
 				}
-				this.spoolWriter.flush();
 			}
 			catch (IOException ex) {
 				return "the collector cannot keep spans: " + ex;
 			}
+			this.spoolEnd += bytes.limit();
 			this.spans += kept;
 			this.dropped += texts.size() - kept;
 			this.lastArrivalNanos = System.nanoTime();
@@ -311,7 +336,7 @@ final class TraceCollector implements AutoCloseable {
 		this.executor.shutdownNow();
 		synchronized (this) {
 			try {
-				this.spoolWriter.close();
+				this.spoolChannel.close();
 				Files.deleteIfExists(this.spool);
 			}
 			catch (IOException ex) {

@@ -107,6 +107,39 @@ class TraceCollectorTests {
 	}
 
 	@Test
+	void aSpanUtf8CannotEncodeNeitherStopsTheCollectorNorShiftsTheSpansAfterIt() throws Exception {
+		// A JSON escape of half a surrogate pair is valid JSON but no UTF-8: a writer
+		// that refuses it once kept refusing every later batch.
+		String loneSurrogate = server("d1", null, "orders").replace("\"tags\": {", "\"tags\": {\"odd\": \"\\ud800\", ");
+		assertThat(post(ZipkinSpans.batch(loneSurrogate)).statusCode()).isEqualTo(202);
+		long mark = this.collector.mark();
+		assertThat(post(ZipkinSpans.batch(client("d2", "d1", "orders", "payment"))).statusCode()).isEqualTo(202);
+
+		Path all = this.folder.resolve("all.json");
+		assertThat(this.collector.write(all, 0)).isEqualTo(2);
+		assertThat(TraceFile.read(all, TraceFormat.ZIPKIN)).extracting(Span::spanId)
+			.containsExactly("00000000000000d1", "00000000000000d2");
+		Path since = this.folder.resolve("since.json");
+		assertThat(this.collector.write(since, mark)).isEqualTo(1);
+		assertThat(TraceFile.read(since, TraceFormat.ZIPKIN)).extracting(Span::spanId)
+			.containsExactly("00000000000000d2");
+	}
+
+	@Test
+	void aBatchThatSaysGzipAndIsNotIsRefusedAndCounted() throws Exception {
+		HttpResponse<String> notGzip = this.client.send(HttpRequest.newBuilder(URI.create(this.collector.endpoint()))
+			.header("Content-Type", "application/json")
+			.header("Content-Encoding", "gzip")
+			.POST(HttpRequest.BodyPublishers.ofString(ZipkinSpans.batch(server("e1", null, "orders"))))
+			.build(), HttpResponse.BodyHandlers.ofString());
+
+		assertThat(notGzip.statusCode()).isEqualTo(400);
+		assertThat(notGzip.body()).contains("could not be read");
+		assertThat(this.collector.refusedBatches()).isEqualTo(1);
+		assertThat(post(ZipkinSpans.batch(server("e2", null, "orders"))).statusCode()).isEqualTo(202);
+	}
+
+	@Test
 	void takesSpansOnlyWhereZipkinsApiDoes() throws Exception {
 		HttpResponse<String> elsewhere = this.client.send(
 				HttpRequest.newBuilder(URI.create(this.collector.endpoint().replace("/api/v2/spans", "/api/v1/spans")))
