@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -180,7 +181,16 @@ final class PauseWork {
 		public PauseResult pause(long round, long nanos) throws IOException {
 			long from = System.nanoTime();
 			Future<Probe> probe = (nanos >= MIN_PROBED_NANOS) ? PROBES.submit(() -> probe(from, nanos)) : null;
-			PauseResult result = this.pauser.pause(round, nanos);
+			PauseResult result;
+			try {
+				result = this.pauser.pause(round, nanos);
+			}
+			catch (IOException | RuntimeException ex) {
+				if (probe != null) {
+					probe.cancel(true);
+				}
+				throw ex;
+			}
 			Probe read = (probe != null) ? read(probe) : null;
 			synchronized (this) {
 				this.pauses++;
@@ -205,21 +215,32 @@ final class PauseWork {
 			return new Probe(firstFrom, firstTo, secondFrom, System.nanoTime(), second.minus(first));
 		}
 
-		private static Probe read(Future<Probe> probe) throws IOException {
+		/**
+		 * The probe's reads if it has made them by the time the pause is over, else none:
+		 * waiting for a probe the shared core has not run yet would delay the service's
+		 * next round, and a probe that failed (the process gone) must not void a pause
+		 * that was done. Either counts as a pause not probed.
+		 */
+		private static Probe read(Future<Probe> probe) {
+			if (!probe.isDone()) {
+				probe.cancel(true);
+				return null;
+			}
 			try {
 				return probe.get();
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				throw new IOException("interrupted while probing a pause", ex);
+				return null;
 			}
-			catch (ExecutionException ex) {
-				throw new IOException("a pause's probe failed: " + ex.getCause().getMessage(), ex.getCause());
+			catch (ExecutionException | CancellationException ex) {
+				return null;
 			}
 		}
 
 		private static void parkUntil(long deadline) {
-			for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
+			for (long left = deadline - System.nanoTime(); left > 0
+					&& !Thread.currentThread().isInterrupted(); left = deadline - System.nanoTime()) {
 				LockSupport.parkNanos(left);
 			}
 		}

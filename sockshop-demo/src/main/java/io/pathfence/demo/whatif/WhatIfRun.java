@@ -252,7 +252,12 @@ final class WhatIfRun {
 				pausers.put(service, work.measured(service, this.launcher.servicePid(service),
 						(round, nanos) -> pauser.pause(before + round, nanos)));
 			}
-			work.start();
+			try {
+				work.start();
+			}
+			catch (IOException ex) {
+				throw new WhatIfFailure("a paused service's process could not be read: " + ex.getMessage(), ex);
+			}
 			AtomicLong throughTargetDone = new AtomicLong();
 			AtomicBoolean running = new AtomicBoolean(true);
 			Measurement throughput;
@@ -282,8 +287,6 @@ final class WhatIfRun {
 				}
 				rounds.awaitIdle(Duration.ofSeconds(10));
 				this.roundsBefore += rounds.rounds();
-				work.finish((this.sidecars != null) ? "filter" : "agent", plan.optimization().reduction(), repetition,
-						this.settings.results(), this.out);
 				for (ServicePauses pauses : rounds.report()) {
 					if (pauses.failures() > 0) {
 						throw new WhatIfFailure(String.format(
@@ -292,6 +295,15 @@ final class WhatIfRun {
 								pauses.service(), pauses.failures(), pauses.failures() + pauses.roundsPaid(),
 								pauses.lastFailure(), percent(plan.optimization().reduction())), null);
 					}
+				}
+				try {
+					work.finish((this.sidecars != null) ? "filter" : "agent", plan.optimization().reduction(),
+							repetition, this.settings.results(), this.out);
+				}
+				catch (IOException ex) {
+					// The work during pauses is a side figure: a service gone from /proc
+					// or an unwritable CSV costs it, not the throughput.
+					this.out.println("Work during pauses not measured: " + ex.getMessage());
 				}
 			}
 			return throughput;
