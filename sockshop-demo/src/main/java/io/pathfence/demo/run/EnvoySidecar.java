@@ -169,7 +169,9 @@ public final class EnvoySidecar implements AutoCloseable {
 		this.process.destroy();
 		try {
 			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
-				this.process.destroyForcibly();
+				// Waited for too: a sidecar restarted on the same ports must find them
+				// free.
+				this.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 			}
 		}
 		catch (InterruptedException ex) {

@@ -261,6 +261,10 @@ public final class RunCommand implements Callable<Integer> {
 			throw usage("--traces and --modes envoy-learned are for an application the runner starts: its services "
 					+ "export their traces to the runner's collector; not with --front-end");
 		}
+		if (settings.warmUp().isZero() && settings.modes().stream().anyMatch(Mode::needsTraces)) {
+			throw usage("--warm-up must be longer than 0 with --modes envoy-learned: its filter is learned from the "
+					+ "warm-up's traces");
+		}
 		if (millibottleneck.length().compareTo(millibottleneck.period()) >= 0) {
 			throw usage(String.format(
 					"--stall-length (%d ms) must be shorter than --stall-period (%d ms): the "

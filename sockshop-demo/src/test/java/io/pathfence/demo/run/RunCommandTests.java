@@ -42,7 +42,8 @@ class RunCommandTests {
 			"--stall-trigger=http://127.0.0.1:9/stall; --stall-trigger is for an application run elsewhere: give --front-end too",
 			"--front-end=front-end:8080; --front-end must be an http:// or https:// URL with a host",
 			"--filter-tuning=true; --filter-tuning is for the filter the envoy modes run locally: give --modes with envoy",
-			"--traces=true --front-end=http://front-end:8080; --traces and --modes envoy-learned are for an application the runner starts" })
+			"--traces=true --front-end=http://front-end:8080; --traces and --modes envoy-learned are for an application the runner starts",
+			"--warm-up=0s --modes=envoy-learned; --warm-up must be longer than 0 with --modes envoy-learned" })
 	void badOptionIsOneLineNamingItAndExitCodeTwo(String option, String says) {
 		StringWriter err = new StringWriter();
 		StringWriter out = new StringWriter();
