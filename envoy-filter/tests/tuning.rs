@@ -188,7 +188,9 @@ both_builds! {
                 seen.push((start.elapsed(), l));
             }
         }
-        let near = |l: i64| (l - K as i64).abs() * 5 <= K as i64;
+        // Near: within 20 % of K or two permits, whichever is more: limits are whole permits, and at a small K one
+        // interval's noise in the knee's reading on a busy shared machine is worth a permit or two.
+        let near = |l: i64| (l - K as i64).abs() <= (K as i64 / 5).max(2);
         // Settled: from the first reading after which at least three in four readings, and the last, are near K, over
         // at least four seconds. The first pass through K on the way down does not count when the limit leaves again.
         let holds = |from: usize| {
@@ -204,13 +206,13 @@ both_builds! {
         let (tuned_p99, control_p99) = (quantile_ms(&tuned_probes, 0.99), quantile_ms(&control_probes, 0.99));
         let limits: Vec<i64> = seen.iter().map(|(_, l)| *l).collect();
         println!(
-            "start {} K {K}: limit over time {limits:?}; settled within 20 % at {settled_at:?} after {} decisions in all; \
+            "start {} K {K}: limit over time {limits:?}; settled near K at {settled_at:?} after {} decisions in all; \
              from {measured_from:?}: throughput {tuned_done} against the control's {control_done} ({ratio:.3}); \
              the other requests' p99 {tuned_p99:.1} ms tuned, {control_p99:.1} ms control",
             4 * K,
             decisions(&tuned.envoy)
         );
-        let settled_at = settled_at.expect("the limit never came within 20 % of K");
+        let settled_at = settled_at.expect("the limit never came within 20 % or two permits of K");
         // One decision a second: a bounded number of them to settle, from four times the knee, exploring on the way;
         // the bound leaves room for one more exploration, which on a busy shared machine may come late, and the run
         // is long enough that the throughput is still compared over the same span after it.
