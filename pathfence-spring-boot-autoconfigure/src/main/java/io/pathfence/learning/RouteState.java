@@ -6,31 +6,54 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.pathfence.discovery.Route;
 
 /**
- * What one route's requests called, and the set they agreed on. Each method holds the
- * route's own lock for a few field updates; nothing slow runs under it.
+ * What one route's requests called, and the set they agreed on.
+ * <p>
+ * Almost every request of a busy route calls the set it already confirmed, with nothing
+ * pending: such a request only adds to counters, without the route's lock, so that the
+ * threads serving one route do not queue on it (and spin for it) once per request. Any
+ * other request, one that may move the route, takes the lock for a few field updates;
+ * nothing slow runs under it. A request counted without the lock is one that read no
+ * pending set, so it is ordered before any request that starts one, as if it had been
+ * served first.
  */
 final class RouteState {
 
+	/**
+	 * How stale the time the route was last served may be. Written on every request, the
+	 * field's cache line would move between cores on every request; routes retire after
+	 * far longer idle times than this.
+	 */
+	private static final long LAST_SERVED_RESOLUTION_NANOS = 1_000_000;
+
+	/** {@link #lastServedNanos} before the first request (a clock may read any value). */
+	private static final long NEVER = Long.MIN_VALUE;
+
 	final Route route;
 
-	private long requests;
+	private final LongAdder requests = new LongAdder();
 
-	private long lastServedNanos;
+	private volatile long lastServedNanos = NEVER;
 
-	private final SortedMap<String, Long> calls = new TreeMap<>();
+	/**
+	 * Calls per downstream; downstreams are only added under the lock, so the cap holds,
+	 * and never removed, so a confirmed set's downstreams are always here.
+	 */
+	private final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
 
-	private SortedSet<String> confirmed;
+	private volatile SortedSet<String> confirmed;
 
-	private SortedSet<String> pending;
+	private volatile SortedSet<String> pending;
 
 	private int pendingRequests;
 
 	/** Whether the route called more distinct downstreams than a route may have. */
-	private boolean overflowed;
+	private volatile boolean overflowed;
 
 	RouteState(Route route) {
 		this.route = route;
@@ -40,13 +63,29 @@ final class RouteState {
 	 * Records a request; returns whether the route moved: to another set, or off every
 	 * set because it called more than {@code maxDownstreams} distinct downstreams.
 	 */
-	synchronized boolean served(Map<String, Integer> called, int confirmations, int maxDownstreams, long now) {
-		this.requests++;
-		this.lastServedNanos = now;
+	boolean served(Map<String, Integer> called, int confirmations, int maxDownstreams, long now) {
+		if (this.overflowed) {
+			count(now);
+			return false;
+		}
+		SortedSet<String> settled = this.confirmed;
+		if (settled != null && this.pending == null && settled.equals(called.keySet())) {
+			called.forEach((downstream, times) -> this.calls.get(downstream).add(times));
+			count(now);
+			return false;
+		}
+		synchronized (this) {
+			return servedMoving(called, confirmations, maxDownstreams, now);
+		}
+	}
+
+	private boolean servedMoving(Map<String, Integer> called, int confirmations, int maxDownstreams, long now) {
+		count(now);
 		if (this.overflowed) {
 			return false;
 		}
-		for (String downstream : called.keySet()) {
+		for (Map.Entry<String, Integer> call : called.entrySet()) {
+			String downstream = call.getKey();
 			if (!this.calls.containsKey(downstream) && this.calls.size() >= maxDownstreams) {
 				this.overflowed = true;
 				this.confirmed = null;
@@ -54,7 +93,7 @@ final class RouteState {
 				this.pendingRequests = 0;
 				return true;
 			}
-			this.calls.merge(downstream, (long) called.get(downstream), Long::sum);
+			this.calls.computeIfAbsent(downstream, (d) -> new LongAdder()).add(call.getValue());
 		}
 		SortedSet<String> set = new TreeSet<>(called.keySet());
 		if (set.equals(this.confirmed)) {
@@ -66,27 +105,35 @@ final class RouteState {
 			this.pendingRequests++;
 		}
 		else {
-			this.pending = set;
+			this.pending = Collections.unmodifiableSortedSet(set);
 			this.pendingRequests = 1;
 		}
 		if (this.pendingRequests < confirmations) {
 			return false;
 		}
-		this.confirmed = Collections.unmodifiableSortedSet(set);
+		this.confirmed = this.pending;
 		this.pending = null;
 		this.pendingRequests = 0;
 		return true;
 	}
 
-	synchronized SortedSet<String> confirmed() {
+	private void count(long now) {
+		this.requests.increment();
+		long last = this.lastServedNanos;
+		if (last == NEVER || now - last >= LAST_SERVED_RESOLUTION_NANOS) {
+			this.lastServedNanos = now;
+		}
+	}
+
+	SortedSet<String> confirmed() {
 		return this.confirmed;
 	}
 
-	synchronized boolean overflowed() {
+	boolean overflowed() {
 		return this.overflowed;
 	}
 
-	synchronized long lastServedNanos() {
+	long lastServedNanos() {
 		return this.lastServedNanos;
 	}
 
@@ -101,9 +148,10 @@ final class RouteState {
 	}
 
 	synchronized Snapshot snapshot() {
-		return new Snapshot(this.requests, Collections.unmodifiableSortedMap(new TreeMap<>(this.calls)), this.confirmed,
-				(this.pending != null) ? Collections.unmodifiableSortedSet(this.pending) : null, this.pendingRequests,
-				this.overflowed);
+		SortedMap<String, Long> counted = new TreeMap<>();
+		this.calls.forEach((downstream, times) -> counted.put(downstream, times.sum()));
+		return new Snapshot(this.requests.sum(), Collections.unmodifiableSortedMap(counted), this.confirmed,
+				this.pending, this.pendingRequests, this.overflowed);
 	}
 
 	record Snapshot(long requests, SortedMap<String, Long> calls, SortedSet<String> confirmed,
