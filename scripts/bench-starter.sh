@@ -6,7 +6,7 @@
 # one variant at a time); prints each variant's figures and the medians of the per-round differences.
 #
 # Usage: scripts/bench-starter.sh [rounds, default 6] [seconds per variant and load, default 8]
-# The defaults take about 10 minutes on 2 cores, build included. PATHFENCE_BENCH_VARIANTS=without,noop,classify,
+# The defaults take about 10 minutes on 2 cores, build included. PATHFENCE_BENCH_VARIANTS=without,noop,lookup,classify,
 # no-metrics,starter adds the variants that show where the cost goes (each variant adds about 40 s per round);
 # PATHFENCE_BENCH_VARIANTS=without,calls,configured,observe,enforce measures discovery (enforce against configured: the
 # learned paths against the same paths configured by hand); PATHFENCE_BENCH_VARIANTS=without,without-again measures

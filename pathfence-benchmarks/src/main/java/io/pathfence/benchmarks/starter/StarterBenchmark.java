@@ -30,10 +30,11 @@ import java.util.regex.Pattern;
  * Run by {@code scripts/bench-starter.sh [rounds] [seconds]}, which builds the service
  * and installs wrk. {@code PATHFENCE_BENCH_VARIANTS} (comma-separated, default
  * {@code without,starter}) adds the variants that show where the cost goes: {@code noop},
- * {@code classify}, {@code no-metrics}; {@code without-again} is the baseline once more,
- * for the benchmark's resolution; {@code calls}, {@code configured}, {@code observe} and
- * {@code enforce} measure discovery (enforce against configured is the cost of learning
- * and of learned classification, the fence being on the same routes in both).
+ * {@code lookup}, {@code classify}, {@code no-metrics}; {@code without-again} is the
+ * baseline once more, for the benchmark's resolution; {@code calls}, {@code configured},
+ * {@code observe} and {@code enforce} measure discovery (enforce against configured is
+ * the cost of learning and of learned classification, the fence being on the same routes
+ * in both).
  */
 public final class StarterBenchmark {
 

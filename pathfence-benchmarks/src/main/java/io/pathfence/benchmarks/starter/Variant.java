@@ -26,6 +26,13 @@ enum Variant {
 	/** No starter, one filter that passes every request on, where the starter's sits. */
 	NOOP("noop", "a filter that does nothing", false, "noopFilter", excludeAll(), "--bench.floor=noop"),
 
+	/**
+	 * No starter, one filter that finds the request's handler with Spring MVC's own
+	 * lookup: the least a classification by the dispatcher's route (discovery's) adds.
+	 */
+	LOOKUP("lookup", "a filter that finds the handler's route", false, "lookupFilter", excludeAll(),
+			"--bench.floor=lookup"),
+
 	/** The starter, its filter replaced by one that only classifies the request. */
 	CLASSIFY("classify", "classification only", true, "classifyOnlyFilter", "--bench.floor=classify"),
 
@@ -65,7 +72,8 @@ enum Variant {
 	/**
 	 * Filters that only some variants have: each variant must have its own and no other.
 	 */
-	private static final List<String> VARIANT_FILTERS = List.of("pathFenceFilter", "noopFilter", "classifyOnlyFilter");
+	private static final List<String> VARIANT_FILTERS = List.of("pathFenceFilter", "noopFilter", "lookupFilter",
+			"classifyOnlyFilter");
 
 	final String id;
 
