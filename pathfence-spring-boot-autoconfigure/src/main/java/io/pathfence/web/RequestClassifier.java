@@ -7,7 +7,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 
+import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.MappingMatch;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
@@ -36,6 +38,9 @@ public final class RequestClassifier {
 	private final List<Route> exempt;
 
 	private final Supplier<List<Map<RequestMappingInfo, String>>> handlerPaths;
+
+	/** {@link #soleMatch} could not tell. */
+	private static final Match LOOK_PROPERLY = new Match(FencedHandlers.UNFENCED, null);
 
 	private final LearnedClassification learned;
 
@@ -169,6 +174,10 @@ public final class RequestClassifier {
 	 * {@code /orders/special} when another handler serves that.
 	 */
 	private Match bestMatch(HttpServletRequest request, List<List<Handler>> handlers) {
+		Match sole = soleMatch(request, handlers);
+		if (sole != LOOK_PROPERLY) {
+			return sole;
+		}
 		boolean parsedHere = !ServletRequestPathUtils.hasParsedRequestPath(request);
 		RequestPath parsed = parsedHere ? ServletRequestPathUtils.parseAndCache(request)
 				: ServletRequestPathUtils.getParsedRequestPath(request);
@@ -206,6 +215,52 @@ public final class RequestClassifier {
 	}
 
 	/**
+	 * The handler the dispatcher will choose when one path pattern alone matches the
+	 * request and its handler asks nothing of the request but the method, which it names:
+	 * most requests of most services. Spares parsing the request into its attributes and
+	 * building a matching condition, which the dispatcher does again anyway.
+	 * {@link #LOOK_PROPERLY} whenever that is not plain to see.
+	 */
+	private Match soleMatch(HttpServletRequest request, List<List<Handler>> handlers) {
+		String method = request.getMethod();
+		HttpServletMapping servletMapping = request.getHttpServletMapping();
+		if ("OPTIONS".equals(method)
+				|| (servletMapping != null && servletMapping.getMappingMatch() == MappingMatch.PATH)) {
+			// A CORS pre-flight, or a servlet path prefix the lookup path leaves out.
+			return LOOK_PROPERLY;
+		}
+		PathContainer lookupPath = parse(request);
+		for (List<Handler> mapping : handlers) {
+			Handler candidate = null;
+			PathPattern matched = null;
+			for (Handler handler : mapping) {
+				if (handler.patterns() == null) {
+					return LOOK_PROPERLY;
+				}
+				for (PathPattern pattern : handler.patterns()) {
+					if (pattern.matches(lookupPath)) {
+						if (candidate != null) {
+							// Spring MVC orders several by specificity and more.
+							return LOOK_PROPERLY;
+						}
+						candidate = handler;
+						matched = pattern;
+					}
+				}
+			}
+			if (candidate != null) {
+				return (candidate.methodOnly() && candidate.info()
+					.getMethodsCondition()
+					.getMethods()
+					.stream()
+					.anyMatch((m) -> m.name().equals(method))) ? new Match(candidate.path(), matched.getPatternString())
+							: LOOK_PROPERLY;
+			}
+		}
+		return null;
+	}
+
+	/**
 	 * The handler the dispatcher will choose: the path {@code @FencedPath} names on it
 	 * (or {@link FencedHandlers#UNFENCED}) and the pattern that matched, as Spring MVC
 	 * reports it to observations.
@@ -217,7 +272,7 @@ public final class RequestClassifier {
 	 * A request mapping, the path its handler names, and its path patterns (null when it
 	 * matches by a path matcher rather than patterns, so that every request is tried).
 	 */
-	private record Handler(RequestMappingInfo info, String path, PathPattern[] patterns) {
+	private record Handler(RequestMappingInfo info, String path, PathPattern[] patterns, boolean methodOnly) {
 
 		static Handler of(RequestMappingInfo info, String path) {
 			PathPatternsRequestCondition condition = info.getPathPatternsCondition();
@@ -232,7 +287,18 @@ public final class RequestClassifier {
 					}
 				}
 			}
-			return new Handler(info, path, patterns);
+			return new Handler(info, path, patterns, methodOnly(info));
+		}
+
+		/**
+		 * Whether the mapping names its methods and has no condition besides them and its
+		 * patterns, so that a request of one of its methods whose path matches is its.
+		 */
+		private static boolean methodOnly(RequestMappingInfo info) {
+			return !info.getMethodsCondition().isEmpty() && info.getParamsCondition().isEmpty()
+					&& info.getHeadersCondition().isEmpty() && info.getConsumesCondition().isEmpty()
+					&& info.getProducesCondition().isEmpty() && info.getVersionCondition().isEmpty()
+					&& info.getCustomCondition() == null;
 		}
 
 		boolean mayMatch(PathContainer lookupPath) {
