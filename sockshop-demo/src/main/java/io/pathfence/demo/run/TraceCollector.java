@@ -204,11 +204,14 @@ final class TraceCollector implements AutoCloseable {
 		return null;
 	}
 
-	private synchronized void refuse(HttpExchange exchange, int status, String problem) throws IOException {
-		this.refused++;
-		if (this.refusals.size() < 10) {
-			this.refusals.add(problem);
+	private void refuse(HttpExchange exchange, int status, String problem) throws IOException {
+		synchronized (this) {
+			this.refused++;
+			if (this.refusals.size() < 10) {
+				this.refusals.add(problem);
+			}
 		}
+		// A slow client must not hold up the other batches.
 		answer(exchange, status, problem);
 	}
 
