@@ -217,19 +217,21 @@ final class TraceCollector implements AutoCloseable {
 
 	/** The body, unzipped if it came gzipped; null when it is too large. */
 	private static byte[] body(HttpExchange exchange) throws IOException {
-		InputStream in = exchange.getRequestBody();
-		if ("gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))) {
-			in = new GZIPInputStream(in);
-		}
-		ByteArrayOutputStream out = new ByteArrayOutputStream();
-		byte[] buffer = new byte[8192];
-		for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-			out.write(buffer, 0, read);
-			if (out.size() > MAX_BATCH_BYTES) {
-				return null;
+		InputStream raw = exchange.getRequestBody();
+		boolean gzipped = "gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"));
+		// Closing the unzipping stream frees its native inflater now, not when it is
+		// collected.
+		try (InputStream in = gzipped ? new GZIPInputStream(raw) : raw) {
+			ByteArrayOutputStream out = new ByteArrayOutputStream();
+			byte[] buffer = new byte[8192];
+			for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+				out.write(buffer, 0, read);
+				if (out.size() > MAX_BATCH_BYTES) {
+					return null;
+				}
 			}
+			return out.toByteArray();
 		}
-		return out.toByteArray();
 	}
 
 	private static void answer(HttpExchange exchange, int status, String text) throws IOException {
