@@ -159,20 +159,12 @@ final class TraceCollector implements AutoCloseable {
 			return "expected a Zipkin v2 JSON array of spans";
 		}
 		try {
-			TraceFile.parse(batch, TraceFormat.ZIPKIN);
+			TraceFile.parse(document, TraceFormat.ZIPKIN);
 		}
 		catch (MalformedTraceException ex) {
 			return ex.getMessage();
 		}
-		List<String> texts = new ArrayList<>(document.size());
-		for (JsonNode span : document) {
-			if (span.isArray()) {
-				span.forEach((inner) -> texts.add(inner.toString()));
-			}
-			else {
-				texts.add(span.toString());
-			}
-		}
+		List<String> texts = TraceFile.zipkinSpans(document).stream().map(JsonNode::toString).toList();
 		synchronized (this) {
 			int kept = Math.min(Math.max(0, MAX_SPANS - this.spans), texts.size());
 			// JSON text holds no raw line break: one span a line. String.getBytes
