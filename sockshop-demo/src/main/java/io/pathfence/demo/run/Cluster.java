@@ -59,14 +59,6 @@ public final class Cluster implements AutoCloseable {
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
-	/**
-	 * How long no span must come before the reporters are taken to have sent all they
-	 * held: longer than a reporter's interval between batches.
-	 */
-	private static final Duration TRACES_QUIET = Duration.ofMillis(2500);
-
-	private static final Duration TRACES_WAIT = Duration.ofSeconds(15);
-
 	private final Settings settings;
 
 	private final Topology topology;
@@ -215,7 +207,7 @@ public final class Cluster implements AutoCloseable {
 	 * the services' reporters have sent what they held; returns how many.
 	 */
 	int writeTracesSinceSwitch(Path file) throws IOException, InterruptedException {
-		this.traces.awaitQuiet(TRACES_QUIET, TRACES_WAIT);
+		this.traces.awaitQuiet();
 		return this.traces.write(file, this.tracesAtSwitch);
 	}
 

@@ -57,6 +57,15 @@ final class TraceCollector implements AutoCloseable {
 	 */
 	static final int MAX_BATCH_BYTES = 2 * 1024 * 1024;
 
+	/**
+	 * How long no span must come before the reporters are taken to have sent all they
+	 * held: longer than a reporter's interval between batches.
+	 */
+	static final Duration QUIET = Duration.ofMillis(2500);
+
+	/** The longest wait for {@link #QUIET}: spans that still come after it are late. */
+	static final Duration QUIET_WAIT = Duration.ofSeconds(15);
+
 	private static final ObjectMapper JSON = JsonMapper.builder().build();
 
 	private final HttpServer server;
@@ -261,11 +270,12 @@ final class TraceCollector implements AutoCloseable {
 	}
 
 	/**
-	 * Waits until no span has come for {@code quiet} (the reporters have sent what they
-	 * held), or {@code atMost} has passed.
+	 * Waits until no span has come for {@link #QUIET} (the reporters have sent what they
+	 * held), or {@link #QUIET_WAIT} has passed.
 	 */
-	void awaitQuiet(Duration quiet, Duration atMost) throws InterruptedException {
-		long deadline = System.nanoTime() + atMost.toNanos();
+	void awaitQuiet() throws InterruptedException {
+		Duration quiet = QUIET;
+		long deadline = System.nanoTime() + QUIET_WAIT.toNanos();
 		while (System.nanoTime() < deadline) {
 			long sinceLast;
 			synchronized (this) {
@@ -309,7 +319,7 @@ final class TraceCollector implements AutoCloseable {
 	 */
 	String finish(Path file) {
 		try {
-			awaitQuiet(Duration.ofSeconds(1), Duration.ofSeconds(5));
+			awaitQuiet();
 			int written = write(file, 0);
 			return String.format("Traces: %d spans in %s (%d batches refused%s, %d spans beyond the cap)", written,
 					file, refusedBatches(), refusals().isEmpty() ? "" : ", the first: " + refusals().get(0),
