@@ -1,8 +1,6 @@
 package io.pathfence.demo.run;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -137,14 +135,16 @@ public final class Cluster implements AutoCloseable {
 		Cluster cluster = new Cluster(settings, logs, launcher);
 		Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
 		try {
-			for (String service : cluster.topology.services().keySet()) {
-				cluster.ports.put(service, freePort());
-			}
-			cluster.sidecarPort = freePort();
-			cluster.sidecarAdminPort = freePort();
+			// The collector binds a port of its own choosing: before the services' ports
+			// are picked, so that it cannot take one of them.
 			if (settings.traces() || settings.modes().stream().anyMatch(Mode::needsTraces)) {
 				cluster.traces = TraceCollector.start(logs.resolve("traces.spool"));
 			}
+			for (String service : cluster.topology.services().keySet()) {
+				cluster.ports.put(service, LoopbackPort.free());
+			}
+			cluster.sidecarPort = LoopbackPort.free();
+			cluster.sidecarAdminPort = LoopbackPort.free();
 			cluster.switchTo(mode);
 			return cluster;
 		}
@@ -461,12 +461,6 @@ public final class Cluster implements AutoCloseable {
 				process.destroyForcibly();
 				Thread.currentThread().interrupt();
 			}
-		}
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
 		}
 	}
 
