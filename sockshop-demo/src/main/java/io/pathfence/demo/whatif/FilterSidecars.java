@@ -47,7 +47,7 @@ final class FilterSidecars implements AutoCloseable {
 
 	private final Thread shutdownHook = new Thread(this::close, "whatif-sidecars-stop");
 
-	private record Sidecar(EnvoySidecar envoy, URI service, Pauser pauser) {
+	private record Sidecar(EnvoySidecar envoy, URI service, FilterRoundsPauser pauser) {
 	}
 
 	/**
@@ -142,7 +142,10 @@ final class FilterSidecars implements AutoCloseable {
 
 	@Override
 	public synchronized void close() {
-		this.sidecars.values().forEach((sidecar) -> sidecar.envoy().close());
+		this.sidecars.values().forEach((sidecar) -> {
+			sidecar.pauser().close();
+			sidecar.envoy().close();
+		});
 		this.sidecars.clear();
 		if (Thread.currentThread() != this.shutdownHook) {
 			try {
