@@ -226,7 +226,7 @@ final class WhatIfRun {
 		if (plan == null || plan.pausesPerCall().isEmpty()) {
 			WindowCounter windows = windows(ramp);
 			load.run(mix, this.options.users(), ramp, this.options.measure(), seed, windows);
-			return windows.measurement();
+			return windows.measurement(this.options.nearestMedian());
 		}
 		Map<String, PauseAgentClient> clients = new LinkedHashMap<>();
 		PauseWork work = new PauseWork();
@@ -279,7 +279,7 @@ final class WhatIfRun {
 							throughTargetDone.incrementAndGet();
 						}
 					});
-					throughput = windows.measurement();
+					throughput = windows.measurement(this.options.nearestMedian());
 				}
 				finally {
 					running.set(false);
@@ -317,8 +317,7 @@ final class WhatIfRun {
 
 	/** Windows that start when a run starting now ends its ramp. */
 	private WindowCounter windows(Duration ramp) {
-		return new WindowCounter(System.nanoTime() + ramp.toNanos(), this.options.measure(), this.options.windows(),
-				this.options.nearestMedian());
+		return new WindowCounter(System.nanoTime() + ramp.toNanos(), this.options.measure(), this.options.windows());
 	}
 
 	private WhatIfFailure profilingFailed(IOException ex) {
