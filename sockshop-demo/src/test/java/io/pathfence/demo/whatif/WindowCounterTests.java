@@ -66,6 +66,14 @@ class WindowCounterTests {
 	}
 
 	@Test
+	void aRunWithoutWindowsOrWithOneNotFiniteIsRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new Measurement(List.of(), false))
+			.withMessageContaining("at least one window");
+		assertThatIllegalArgumentException().isThrownBy(() -> new Measurement(List.of(100.0, Double.NaN), false))
+			.withMessageContaining("must be a finite number, was NaN");
+	}
+
+	@Test
 	void noWindowIsRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new WindowCounter(0, Duration.ofSeconds(4), 0))
 			.withMessageContaining("at least one window");
