@@ -54,20 +54,23 @@ public final class TraceFile {
 	}
 
 	/**
-	 * The spans of {@code json}, one document or several, as a trace file holds them:
-	 * what a collector receiving spans checks each batch with, so that the file it writes
-	 * reads back.
-	 * @param format the format every document is in, or null to tell each by its shape
-	 * @throws MalformedTraceException with one line naming the span and the field, or the
-	 * line and column of a syntax error
+	 * The spans of one document already read: what a collector receiving spans checks
+	 * each batch with, so that the file it writes reads back.
+	 * @param format the format the document is in, or null to tell by its shape
+	 * @throws MalformedTraceException with one line naming the span and the field
 	 */
-	public static List<Span> parse(String json, TraceFormat format) throws MalformedTraceException {
-		try (JsonParser parser = JSON.createParser(json)) {
-			return read(parser, format);
-		}
-		catch (JacksonException ex) {
-			throw syntax(ex);
-		}
+	public static List<Span> parse(JsonNode document, TraceFormat format) throws MalformedTraceException {
+		List<ReadSpan> spans = read(document, format, "");
+		check(spans);
+		return spans.stream().map(ReadSpan::span).toList();
+	}
+
+	/**
+	 * The span objects of a Zipkin v2 document, a list of spans or a list of lists of
+	 * spans, in the order {@link #parse} reads them.
+	 */
+	public static List<JsonNode> zipkinSpans(JsonNode document) {
+		return ZipkinReader.elements(document, "").stream().map(ZipkinReader.Element::node).toList();
 	}
 
 	private static List<Span> read(JsonParser parser, TraceFormat format) throws MalformedTraceException {

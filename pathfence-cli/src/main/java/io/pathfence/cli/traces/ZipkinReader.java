@@ -29,18 +29,27 @@ final class ZipkinReader {
 	/** Reads one document: a list of spans, or a list of lists of spans. */
 	static List<ReadSpan> read(JsonNode document, String prefix) throws MalformedTraceException {
 		List<Zipkin> spans = new ArrayList<>();
+		for (Element element : elements(document, prefix)) {
+			spans.add(span(element.node(), element.where()));
+		}
+		return unshare(spans);
+	}
+
+	/** The spans of a document, flattened, each with where it is for messages. */
+	static List<Element> elements(JsonNode document, String prefix) {
+		List<Element> elements = new ArrayList<>();
 		for (int i = 0; i < document.size(); i++) {
 			JsonNode element = document.get(i);
 			if (element.isArray()) {
 				for (int j = 0; j < element.size(); j++) {
-					spans.add(span(element.get(j), prefix + "[" + i + "][" + j + "]"));
+					elements.add(new Element(element.get(j), prefix + "[" + i + "][" + j + "]"));
 				}
 			}
 			else {
-				spans.add(span(element, prefix + "[" + i + "]"));
+				elements.add(new Element(element, prefix + "[" + i + "]"));
 			}
 		}
-		return unshare(spans);
+		return elements;
 	}
 
 	private static Zipkin span(JsonNode node, String where) throws MalformedTraceException {
@@ -161,6 +170,10 @@ final class ZipkinReader {
 	}
 
 	private record Zipkin(Span span, String where, boolean shared) {
+	}
+
+	/** A span's JSON and where it is in its document. */
+	record Element(JsonNode node, String where) {
 	}
 
 }

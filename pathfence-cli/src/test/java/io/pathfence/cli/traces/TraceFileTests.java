@@ -4,11 +4,16 @@ import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class TraceFileTests {
+
+	private static final ObjectMapper JSON = JsonMapper.builder().build();
 
 	@TempDir
 	Path dir;
@@ -49,18 +54,24 @@ class TraceFileTests {
 	}
 
 	@Test
-	void textIsReadAsAFileIs() throws Exception {
+	void aDocumentAlreadyReadIsReadAsAFileIs() throws Exception {
 		String batch = "[{\"traceId\": \"a1\", \"id\": \"b2\", \"kind\": \"SERVER\", \"timestamp\": 1, \"duration\": 2, "
 				+ "\"localEndpoint\": {\"serviceName\": \"orders\"}}]";
+		String broken = batch.replace("\"id\"", "\"spanId\"");
 
-		assertThat(TraceFile.parse(batch, TraceFormat.ZIPKIN)).singleElement()
+		assertThat(TraceFile.parse(JSON.readTree(batch), TraceFormat.ZIPKIN)).singleElement()
 			.satisfies((span) -> assertThat(span.service()).isEqualTo("orders"));
 		assertThatExceptionOfType(MalformedTraceException.class)
-			.isThrownBy(() -> TraceFile.parse(batch.replace("\"id\"", "\"spanId\""), TraceFormat.ZIPKIN))
-			.withMessage(TraceFiles.error(this.dir, batch.replace("\"id\"", "\"spanId\""), TraceFormat.ZIPKIN));
-		assertThatExceptionOfType(MalformedTraceException.class)
-			.isThrownBy(() -> TraceFile.parse("[] ]", TraceFormat.ZIPKIN))
-			.withMessageStartingWith("not valid JSON at line 1, column 4: ");
+			.isThrownBy(() -> TraceFile.parse(JSON.readTree(broken), TraceFormat.ZIPKIN))
+			.withMessage(TraceFiles.error(this.dir, broken, TraceFormat.ZIPKIN));
+	}
+
+	@Test
+	void zipkinSpansAreTheSpanObjectsOfBothShapesInOrder() {
+		JsonNode document = JSON.readTree("[{\"id\": \"1\"}, [{\"id\": \"2\"}, {\"id\": \"3\"}], {\"id\": \"4\"}]");
+
+		assertThat(TraceFile.zipkinSpans(document)).extracting((span) -> span.get("id").stringValue())
+			.containsExactly("1", "2", "3", "4");
 	}
 
 }

@@ -30,9 +30,10 @@ import io.pathfence.whatif.rounds.Pauser;
  * pause was still on), and reports that as the time stopped. The filter takes whole
  * milliseconds: what rounding leaves over is carried into the next pause, so the pauses
  * add up to what was asked to within half a millisecond, and the carry is reported as the
- * oversleep. Calls on one pauser are serialised, as the coordinator makes them.
+ * oversleep. Calls on one pauser are serialised, as the coordinator makes them. Closing
+ * it closes its HTTP client, whose threads and connections would otherwise outlive it.
  */
-public final class FilterRoundsPauser implements Pauser {
+public final class FilterRoundsPauser implements Pauser, AutoCloseable {
 
 	/** The round's number, each larger than the last. */
 	public static final String ROUND_HEADER = "x-pathfence-round";
@@ -128,6 +129,24 @@ public final class FilterRoundsPauser implements Pauser {
 		}
 		this.owedNanos = owed - pauseMs * MILLI;
 		return new PauseResult(round, nanos, pauseMs * MILLI, heldNanos, -this.owedNanos, sentNanos);
+	}
+
+	/**
+	 * Closes its HTTP client once a control request in flight has been answered; a pause
+	 * asked for after fails.
+	 */
+	@Override
+	public void close() {
+		// The library is built for Java 17, whose HttpClient cannot be closed and whose
+		// threads end once it is collected; from Java 21 on it is AutoCloseable.
+		if (this.client instanceof AutoCloseable closeable) {
+			try {
+				closeable.close();
+			}
+			catch (Exception ex) {
+				// Closing only lets go of its threads and connections sooner.
+			}
+		}
 	}
 
 	private HttpResponse<String> send(HttpRequest request, long round) throws IOException {

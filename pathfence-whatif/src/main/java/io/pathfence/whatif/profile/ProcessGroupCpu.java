@@ -57,16 +57,14 @@ public final class ProcessGroupCpu {
 				long[] fields = statFields(entry.resolve("stat"));
 				if (fields != null && fields[PGRP] == pgid) {
 					members++;
-					for (int field = UTIME; field <= CSTIME; field++) {
-						ticks += fields[field];
-					}
+					ticks += ticks(fields);
 				}
 			}
 		}
 		if (members == 0) {
 			throw new IOException("no process of group " + pgid + " in " + this.proc + ": the service has exited");
 		}
-		return Duration.ofNanos(ticks * TimeUnit.SECONDS.toNanos(1) / ticksPerSecond());
+		return duration(ticks);
 	}
 
 	/**
@@ -81,10 +79,19 @@ public final class ProcessGroupCpu {
 		if (fields == null) {
 			throw new IOException("no process " + pid + " in " + this.proc + ": the service has exited");
 		}
+		return duration(ticks(fields));
+	}
+
+	/** User and system time of a process and of its reaped children, in ticks. */
+	private static long ticks(long[] fields) {
 		long ticks = 0;
 		for (int field = UTIME; field <= CSTIME; field++) {
 			ticks += fields[field];
 		}
+		return ticks;
+	}
+
+	private static Duration duration(long ticks) throws IOException {
 		return Duration.ofNanos(ticks * TimeUnit.SECONDS.toNanos(1) / ticksPerSecond());
 	}
 

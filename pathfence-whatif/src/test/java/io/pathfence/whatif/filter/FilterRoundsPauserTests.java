@@ -156,6 +156,18 @@ class FilterRoundsPauserTests {
 	}
 
 	@Test
+	void aClosedPauserSendsNoMoreRounds() throws IOException {
+		FilterRoundsPauser pauser = pauser(null);
+		pauser.pause(1, MS);
+
+		pauser.close();
+
+		assertThatIOException().isThrownBy(() -> pauser.pause(2, MS))
+			.withMessageContaining("cannot reach the filter at");
+		assertThat(this.received).hasSize(1);
+	}
+
+	@Test
 	void aFilterNobodyListensForIsNamed() throws IOException {
 		int closed;
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -48,9 +48,8 @@ final class Grid {
 		for (String app : this.plan.apps()) {
 			Topology topology = Topologies.load(app);
 			apps.add(topology);
-			Path folder = this.plan.results().resolve(topology.name());
-			Settings settings = Settings.defaults(app, topology, this.plan.jar(), folder)
-				.with(this.plan.modes(), Trace.LARGE, this.plan.warmUp(), this.plan.reference(), this.plan.faulted());
+			Settings settings = this.plan.settings(app, topology);
+			Path folder = settings.results();
 			this.out.printf("%n=== %s: %s%n", topology.name(), this.plan.runOrder());
 			Map<Mode, Map<Integer, Throughput>> appThroughput = new EnumMap<>(Mode.class);
 			List<Cell> appCells = new ArrayList<>();

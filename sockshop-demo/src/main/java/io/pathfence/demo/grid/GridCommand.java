@@ -138,9 +138,18 @@ public final class GridCommand implements Callable<Integer> {
 			throw usage("--mix-app " + mix + " must be one of --apps " + this.apps + ", or none");
 		}
 		Path jarFile = (this.jar != null) ? this.jar : ownJar();
-		return new GridPlan(List.copyOf(this.apps), List.copyOf(this.traces), List.copyOf(this.modes), this.warmUp,
-				this.reference, this.faulted, List.copyOf(this.users), Duration.ofSeconds(2), this.closedLoop, mix,
-				List.copyOf(this.mixModes), jarFile, folder);
+		GridPlan plan = new GridPlan(List.copyOf(this.apps), List.copyOf(this.traces), List.copyOf(this.modes),
+				this.warmUp, this.reference, this.faulted, List.copyOf(this.users), Duration.ofSeconds(2),
+				this.closedLoop, mix, List.copyOf(this.mixModes), jarFile, folder);
+		for (String app : plan.apps()) {
+			try {
+				plan.settings(app, Topologies.load(app));
+			}
+			catch (IllegalArgumentException ex) {
+				throw usage(ex.getMessage());
+			}
+		}
+		return plan;
 	}
 
 	private Path ownJar() {

@@ -6,7 +6,9 @@ import java.util.Comparator;
 import java.util.List;
 
 import io.pathfence.demo.run.Mode;
+import io.pathfence.demo.run.Settings;
 import io.pathfence.demo.run.Trace;
+import io.pathfence.demo.topology.Topology;
 
 /**
  * What the grid runs.
@@ -41,6 +43,15 @@ record GridPlan(List<String> apps, List<Trace> traces, List<Mode> modes, Duratio
 	/** The order of the table's columns: the paper's three, then ours. */
 	private static final List<Mode> COLUMN_ORDER = List.of(Mode.BASELINE, Mode.ASYNC, Mode.PATHFENCE_SCT,
 			Mode.PATHFENCE, Mode.VIRTUAL_THREADS, Mode.ENVOY, Mode.ENVOY_LEARNED);
+
+	/**
+	 * What one application's services are run with, its results in a folder of its own.
+	 * @throws IllegalArgumentException naming the option the settings refuse
+	 */
+	Settings settings(String app, Topology topology) {
+		return Settings.defaults(app, topology, this.jar, this.results.resolve(topology.name()))
+			.with(this.modes, Trace.LARGE, this.warmUp, this.reference, this.faulted);
+	}
 
 	List<Mode> runOrder() {
 		return this.modes.stream().sorted(Comparator.comparingInt(RUN_ORDER::indexOf)).toList();

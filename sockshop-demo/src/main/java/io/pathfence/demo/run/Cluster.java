@@ -1,8 +1,6 @@
 package io.pathfence.demo.run;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,14 +56,6 @@ public final class Cluster implements AutoCloseable {
 	}
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
-
-	/**
-	 * How long no span must come before the reporters are taken to have sent all they
-	 * held: longer than a reporter's interval between batches.
-	 */
-	private static final Duration TRACES_QUIET = Duration.ofMillis(2500);
-
-	private static final Duration TRACES_WAIT = Duration.ofSeconds(15);
 
 	private final Settings settings;
 
@@ -145,14 +135,16 @@ public final class Cluster implements AutoCloseable {
 		Cluster cluster = new Cluster(settings, logs, launcher);
 		Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
 		try {
-			for (String service : cluster.topology.services().keySet()) {
-				cluster.ports.put(service, freePort());
-			}
-			cluster.sidecarPort = freePort();
-			cluster.sidecarAdminPort = freePort();
+			// The collector binds a port of its own choosing: before the services' ports
+			// are picked, so that it cannot take one of them.
 			if (settings.traces() || settings.modes().stream().anyMatch(Mode::needsTraces)) {
 				cluster.traces = TraceCollector.start(logs.resolve("traces.spool"));
 			}
+			for (String service : cluster.topology.services().keySet()) {
+				cluster.ports.put(service, LoopbackPort.free());
+			}
+			cluster.sidecarPort = LoopbackPort.free();
+			cluster.sidecarAdminPort = LoopbackPort.free();
 			cluster.switchTo(mode);
 			return cluster;
 		}
@@ -215,7 +207,7 @@ public final class Cluster implements AutoCloseable {
 	 * the services' reporters have sent what they held; returns how many.
 	 */
 	int writeTracesSinceSwitch(Path file) throws IOException, InterruptedException {
-		this.traces.awaitQuiet(TRACES_QUIET, TRACES_WAIT);
+		this.traces.awaitQuiet();
 		return this.traces.write(file, this.tracesAtSwitch);
 	}
 
@@ -469,12 +461,6 @@ public final class Cluster implements AutoCloseable {
 				process.destroyForcibly();
 				Thread.currentThread().interrupt();
 			}
-		}
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
 		}
 	}
 

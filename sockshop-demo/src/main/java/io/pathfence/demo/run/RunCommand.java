@@ -248,11 +248,19 @@ public final class RunCommand implements Callable<Integer> {
 				positive("--stall-length", or(this.stallLength, m.length())),
 				positive("--stall-period", or(this.stallPeriod, m.period())),
 				atLeastZero("--stall-offset", or(this.stallOffset, m.offset())));
-		Settings settings = new Settings(this.app, topology, jarFile, folder, List.copyOf(this.modes),
-				or(this.trace, base.trace()), this.rates, atLeastZero("--warm-up", or(this.warmUp, base.warmUp())),
-				positive("--fault-free", or(this.faultFree, base.faultFree())),
-				positive("--faulted", or(this.faulted, base.faulted())), millibottleneck, base.requestTimeout(),
-				base.serviceJvmOptions(), frontEndUrl, this.stallTrigger, this.filterTuning, this.traces);
+		Duration warmUpLength = atLeastZero("--warm-up", or(this.warmUp, base.warmUp()));
+		Duration faultFreeLength = positive("--fault-free", or(this.faultFree, base.faultFree()));
+		Duration faultedLength = positive("--faulted", or(this.faulted, base.faulted()));
+		Settings settings;
+		try {
+			settings = new Settings(this.app, topology, jarFile, folder, List.copyOf(this.modes),
+					or(this.trace, base.trace()), this.rates, warmUpLength, faultFreeLength, faultedLength,
+					millibottleneck, base.requestTimeout(), base.serviceJvmOptions(), frontEndUrl, this.stallTrigger,
+					this.filterTuning, this.traces);
+		}
+		catch (IllegalArgumentException ex) {
+			throw usage(ex.getMessage());
+		}
 		if (this.filterTuning && (frontEndUrl != null || settings.modes().stream().noneMatch(Mode::behindEnvoy))) {
 			throw usage("--filter-tuning is for the filter the envoy modes run locally: give --modes with envoy or "
 					+ "envoy-learned and no --front-end");
@@ -260,10 +268,6 @@ public final class RunCommand implements Callable<Integer> {
 		if (frontEndUrl != null && (this.traces || settings.modes().stream().anyMatch(Mode::needsTraces))) {
 			throw usage("--traces and --modes envoy-learned are for an application the runner starts: its services "
 					+ "export their traces to the runner's collector; not with --front-end");
-		}
-		if (settings.warmUp().isZero() && settings.modes().stream().anyMatch(Mode::needsTraces)) {
-			throw usage("--warm-up must be longer than 0 with --modes envoy-learned: its filter is learned from the "
-					+ "warm-up's traces");
 		}
 		if (millibottleneck.length().compareTo(millibottleneck.period()) >= 0) {
 			throw usage(String.format(

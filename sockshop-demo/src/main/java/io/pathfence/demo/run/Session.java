@@ -24,6 +24,7 @@ import io.pathfence.testsupport.load.OpenLoopLoad;
 import io.pathfence.testsupport.load.OpenLoopLoad.Stream;
 import io.pathfence.testsupport.load.Outcome;
 import io.pathfence.testsupport.load.Recorder;
+import io.pathfence.whatif.profile.ProcessGroupCpu;
 
 /**
  * One application's services for a series of measurements: started once, switched from
@@ -289,19 +290,19 @@ public final class Session implements AutoCloseable {
 				return;
 			}
 			long pid = this.cluster.pid(shared);
+			ProcessGroupCpu meter = new ProcessGroupCpu();
 			long origin = System.nanoTime();
-			long before = ProcessCpu.ticks(pid);
+			long before = cpuNanos(meter, pid);
 			long at = origin;
 			try {
 				while (true) {
 					Thread.sleep(500);
 					long now = System.nanoTime();
-					long ticks = ProcessCpu.ticks(pid);
-					if (before >= 0 && ticks >= 0) {
-						cpu.add(new double[] { (at - origin) / 1e9,
-								(ticks - before) / (double) ProcessCpu.TICKS_PER_SECOND / ((now - at) / 1e9) });
+					long used = cpuNanos(meter, pid);
+					if (before >= 0 && used >= 0) {
+						cpu.add(new double[] { (at - origin) / 1e9, (used - before) / (double) (now - at) });
 					}
-					before = ticks;
+					before = used;
 					at = now;
 				}
 			}
@@ -333,6 +334,16 @@ public final class Session implements AutoCloseable {
 		return new MixResult(mode, bins, cpu,
 				(this.cluster != null && shared != null) ? this.cluster.occupancyFile(shared) : null, start,
 				System.currentTimeMillis());
+	}
+
+	/** The CPU time the process has used so far, or -1 when it cannot be read. */
+	private static long cpuNanos(ProcessGroupCpu meter, long pid) {
+		try {
+			return meter.usedByProcess(pid).toNanos();
+		}
+		catch (IOException | RuntimeException ex) {
+			return -1;
+		}
 	}
 
 	/**

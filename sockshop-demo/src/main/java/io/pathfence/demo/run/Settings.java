@@ -40,6 +40,8 @@ import io.pathfence.demo.topology.Topology;
  * top-level {@code tuning}), from the topology's permits as a start
  * @param traces whether the services export their traces in every mode, not only in those
  * that need them, to the runner's collector ({@code traces.json} in the results)
+ * @throws IllegalArgumentException if {@code warmUp} is zero and a mode learns from its
+ * traces
  */
 public record Settings(String app, Topology topology, Path jar, Path results, List<Mode> modes, Trace trace,
 		Map<String, Double> rates, Duration warmUp, Duration faultFree, Duration faulted,
@@ -55,9 +57,17 @@ public record Settings(String app, Topology topology, Path jar, Path results, Li
 			"-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Djava.awt.headless=true", "-Dhttp.maxConnections=256",
 			"--enable-native-access=ALL-UNNAMED");
 
+	/**
+	 * Refuses what no command may run, naming the option: the learned filter is learned
+	 * from the warm-up's traces.
+	 */
 	public Settings {
 		rates = Map.copyOf(rates);
 		modes = List.copyOf(modes);
+		if (warmUp.isZero() && modes.stream().anyMatch(Mode::needsTraces)) {
+			throw new IllegalArgumentException("--warm-up must be longer than 0 with --modes envoy-learned: its "
+					+ "filter is learned from the warm-up's traces");
+		}
 	}
 
 	public static Settings defaults(String app, Topology topology, Path jar, Path results) {

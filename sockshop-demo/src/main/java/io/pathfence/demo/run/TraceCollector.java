@@ -57,6 +57,15 @@ final class TraceCollector implements AutoCloseable {
 	 */
 	static final int MAX_BATCH_BYTES = 2 * 1024 * 1024;
 
+	/**
+	 * How long no span must come before the reporters are taken to have sent all they
+	 * held: longer than a reporter's interval between batches.
+	 */
+	static final Duration QUIET = Duration.ofMillis(2500);
+
+	/** The longest wait for {@link #QUIET}: spans that still come after it are late. */
+	static final Duration QUIET_WAIT = Duration.ofSeconds(15);
+
 	private static final ObjectMapper JSON = JsonMapper.builder().build();
 
 	private final HttpServer server;
@@ -159,20 +168,12 @@ final class TraceCollector implements AutoCloseable {
 			return "expected a Zipkin v2 JSON array of spans";
 		}
 		try {
-			TraceFile.parse(batch, TraceFormat.ZIPKIN);
+			TraceFile.parse(document, TraceFormat.ZIPKIN);
 		}
 		catch (MalformedTraceException ex) {
 			return ex.getMessage();
 		}
-		List<String> texts = new ArrayList<>(document.size());
-		for (JsonNode span : document) {
-			if (span.isArray()) {
-				span.forEach((inner) -> texts.add(inner.toString()));
-			}
-			else {
-				texts.add(span.toString());
-			}
-		}
+		List<String> texts = TraceFile.zipkinSpans(document).stream().map(JsonNode::toString).toList();
 		synchronized (this) {
 			int kept = Math.min(Math.max(0, MAX_SPANS - this.spans), texts.size());
 			// JSON text holds no raw line break: one span a line. String.getBytes
@@ -204,29 +205,34 @@ final class TraceCollector implements AutoCloseable {
 		return null;
 	}
 
-	private synchronized void refuse(HttpExchange exchange, int status, String problem) throws IOException {
-		this.refused++;
-		if (this.refusals.size() < 10) {
-			this.refusals.add(problem);
+	private void refuse(HttpExchange exchange, int status, String problem) throws IOException {
+		synchronized (this) {
+			this.refused++;
+			if (this.refusals.size() < 10) {
+				this.refusals.add(problem);
+			}
 		}
+		// A slow client must not hold up the other batches.
 		answer(exchange, status, problem);
 	}
 
 	/** The body, unzipped if it came gzipped; null when it is too large. */
 	private static byte[] body(HttpExchange exchange) throws IOException {
-		InputStream in = exchange.getRequestBody();
-		if ("gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))) {
-			in = new GZIPInputStream(in);
-		}
-		ByteArrayOutputStream out = new ByteArrayOutputStream();
-		byte[] buffer = new byte[8192];
-		for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-			out.write(buffer, 0, read);
-			if (out.size() > MAX_BATCH_BYTES) {
-				return null;
+		InputStream raw = exchange.getRequestBody();
+		boolean gzipped = "gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"));
+		// Closing the unzipping stream frees its native inflater now, not when it is
+		// collected.
+		try (InputStream in = gzipped ? new GZIPInputStream(raw) : raw) {
+			ByteArrayOutputStream out = new ByteArrayOutputStream();
+			byte[] buffer = new byte[8192];
+			for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+				out.write(buffer, 0, read);
+				if (out.size() > MAX_BATCH_BYTES) {
+					return null;
+				}
 			}
+			return out.toByteArray();
 		}
-		return out.toByteArray();
 	}
 
 	private static void answer(HttpExchange exchange, int status, String text) throws IOException {
@@ -264,11 +270,12 @@ final class TraceCollector implements AutoCloseable {
 	}
 
 	/**
-	 * Waits until no span has come for {@code quiet} (the reporters have sent what they
-	 * held), or {@code atMost} has passed.
+	 * Waits until no span has come for {@link #QUIET} (the reporters have sent what they
+	 * held), or {@link #QUIET_WAIT} has passed.
 	 */
-	void awaitQuiet(Duration quiet, Duration atMost) throws InterruptedException {
-		long deadline = System.nanoTime() + atMost.toNanos();
+	void awaitQuiet() throws InterruptedException {
+		Duration quiet = QUIET;
+		long deadline = System.nanoTime() + QUIET_WAIT.toNanos();
 		while (System.nanoTime() < deadline) {
 			long sinceLast;
 			synchronized (this) {
@@ -312,7 +319,7 @@ final class TraceCollector implements AutoCloseable {
 	 */
 	String finish(Path file) {
 		try {
-			awaitQuiet(Duration.ofSeconds(1), Duration.ofSeconds(5));
+			awaitQuiet();
 			int written = write(file, 0);
 			return String.format("Traces: %d spans in %s (%d batches refused%s, %d spans beyond the cap)", written,
 					file, refusedBatches(), refusals().isEmpty() ? "" : ", the first: " + refusals().get(0),

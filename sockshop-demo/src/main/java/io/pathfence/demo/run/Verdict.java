@@ -11,8 +11,8 @@ import io.pathfence.demo.topology.Topology;
  * stalled one without meeting the millibottleneck (SockShop's order-history and local
  * requests), each mode against its own fault-free time: without PathFence the p99 of one
  * of them grows at least 5 x or some of its requests take over 1 s; with PathFence each
- * one's p99 stays within 1.5 x (the grid's criterion too) and none of its requests takes
- * over 1 s.
+ * one's p99 stays within {@link #PATHFENCE_MAX_P99_RATIO} times its fault-free p99 (the
+ * grid's criterion too) and none of its requests takes over 1 s.
  */
 public final class Verdict {
 

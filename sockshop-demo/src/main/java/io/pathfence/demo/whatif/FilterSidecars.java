@@ -1,8 +1,6 @@
 package io.pathfence.demo.whatif;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.pathfence.demo.run.EnvoySidecar;
+import io.pathfence.demo.run.LoopbackPort;
 import io.pathfence.whatif.filter.FilterRoundsPauser;
 import io.pathfence.whatif.rounds.Pauser;
 
@@ -48,7 +47,7 @@ final class FilterSidecars implements AutoCloseable {
 
 	private final Thread shutdownHook = new Thread(this::close, "whatif-sidecars-stop");
 
-	private record Sidecar(EnvoySidecar envoy, URI service, Pauser pauser) {
+	private record Sidecar(EnvoySidecar envoy, URI service, FilterRoundsPauser pauser) {
 	}
 
 	/**
@@ -102,10 +101,10 @@ final class FilterSidecars implements AutoCloseable {
 		if (sidecar == null) {
 			Path folder = this.logs.resolve("envoy-" + service);
 			Files.createDirectories(folder);
-			int port = freePort();
+			int port = LoopbackPort.free();
 			EnvoySidecar envoy;
 			try {
-				envoy = EnvoySidecar.start(port, freePort(), address.getPort(), filterConfig(), folder);
+				envoy = EnvoySidecar.start(port, LoopbackPort.free(), address.getPort(), filterConfig(), folder);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -143,7 +142,10 @@ final class FilterSidecars implements AutoCloseable {
 
 	@Override
 	public synchronized void close() {
-		this.sidecars.values().forEach((sidecar) -> sidecar.envoy().close());
+		this.sidecars.values().forEach((sidecar) -> {
+			sidecar.pauser().close();
+			sidecar.envoy().close();
+		});
 		this.sidecars.clear();
 		if (Thread.currentThread() != this.shutdownHook) {
 			try {
@@ -152,12 +154,6 @@ final class FilterSidecars implements AutoCloseable {
 			catch (IllegalStateException ex) {
 				// Already shutting down: the hook is running or has run.
 			}
-		}
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
 		}
 	}
 

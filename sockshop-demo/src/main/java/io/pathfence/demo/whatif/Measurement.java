@@ -19,7 +19,14 @@ record Measurement(List<Double> windows, boolean nearestMedian) {
 
 	Measurement {
 		windows = List.copyOf(windows);
-		NearestMedian.nearest(windows);
+		if (windows.isEmpty()) {
+			throw new IllegalArgumentException("a measured run needs at least one window");
+		}
+		for (double window : windows) {
+			if (!Double.isFinite(window)) {
+				throw new IllegalArgumentException("a window's throughput must be a finite number, was " + window);
+			}
+		}
 	}
 
 	/** The throughput (req/s). */

@@ -16,15 +16,19 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import io.pathfence.whatif.agent.PauseResult;
 import io.pathfence.whatif.rounds.Pauser;
 
 /**
  * How far a pause is from a real stop: the work each paused service did while its pauses
- * were on, against the rate it worked at while it ran, over one measured run. A pause of
- * the agent stops the whole process; a pause of the filter only holds admission, so the
- * calls already admitted run on, with their CPU and their own downstream calls.
+ * were on, against the rate it worked at while it ran, over one run under pauses: from
+ * {@link #start} to {@link #finish}, which takes in the run's settle as well as its
+ * measured time, the rounds going on in both. A pause of the agent stops the whole
+ * process; a pause of the filter only holds admission, so the calls already admitted run
+ * on, with their CPU and their own downstream calls.
  * <p>
  * Reads around the pauser would time the pause badly: on the shared core the thread that
  * reads waits its turn after the pause ends, and the window takes in running time. So a
@@ -43,9 +47,19 @@ final class PauseWork {
 	/** Shorter pauses are not probed: two reads would not fit in them. */
 	static final long MIN_PROBED_NANOS = 4_000_000;
 
-	private static final String HEADER = "mechanism,reduction,repetition,service,run_s,paused_s,pauses,"
-			+ "probed_pauses,probed_s,cpu_probed_ms,io_bytes_probed,cpu_total_ms,io_bytes_total,cpu_ratio,"
-			+ "io_bytes_ratio";
+	/** The CSV's columns, each with how a service's line writes it. */
+	private static final List<Column> COLUMNS = List.of(column("mechanism", "%s", Line::mechanism),
+			column("reduction", "%.3f", Line::reduction), column("repetition", "%d", Line::repetition),
+			column("service", "%s", Line::service), column("settle_and_run_s", "%.3f", (line) -> line.runNanos() / 1e9),
+			column("paused_s", "%.3f", (line) -> line.pausedNanos() / 1e9), column("pauses", "%d", Line::pauses),
+			column("probed_pauses", "%d", Line::probes), column("probed_s", "%.3f", (line) -> line.probedNanos() / 1e9),
+			column("cpu_probed_ms", "%.1f", (line) -> line.probed().cpuNanos() / 1e6),
+			column("io_bytes_probed", "%d", (line) -> line.probed().ioBytes()),
+			column("cpu_total_ms", "%.1f", (line) -> line.total().cpuNanos() / 1e6),
+			column("io_bytes_total", "%d", (line) -> line.total().ioBytes()),
+			column("cpu_ratio", "%.4f", Line::cpuRatio), column("io_bytes_ratio", "%.4f", Line::bytesRatio));
+
+	static final String HEADER = COLUMNS.stream().map(Column::name).collect(Collectors.joining(","));
 
 	private static final ExecutorService PROBES = Executors.newCachedThreadPool((task) -> {
 		Thread thread = new Thread(task, "pause-probe");
@@ -107,10 +121,9 @@ final class PauseWork {
 							+ "in the probes, %.0f %% and %.0f %% of its rates while running%n",
 					entry.getKey(), pausedNanos / 1e9, runNanos / 1e9, probes, pauses, probedNanos / 1e9,
 					probed.cpuNanos() / 1e6, probed.ioBytes(), cpuRatio * 100, bytesRatio * 100);
-			lines.add(String.format(Locale.ROOT, "%s,%.3f,%d,%s,%.3f,%.3f,%d,%d,%.3f,%.1f,%d,%.1f,%d,%.4f,%.4f",
-					mechanism, reduction, repetition, entry.getKey(), runNanos / 1e9, pausedNanos / 1e9, pauses, probes,
-					probedNanos / 1e9, probed.cpuNanos() / 1e6, probed.ioBytes(), total.cpuNanos() / 1e6,
-					total.ioBytes(), cpuRatio, bytesRatio));
+			Line line = new Line(mechanism, reduction, repetition, entry.getKey(), runNanos, pausedNanos, pauses,
+					probes, probedNanos, probed, total, cpuRatio, bytesRatio);
+			lines.add(COLUMNS.stream().map((column) -> column.value().apply(line)).collect(Collectors.joining(",")));
 		}
 		Path csv = results.resolve(CSV);
 		if (!Files.exists(csv)) {
@@ -245,6 +258,20 @@ final class PauseWork {
 			}
 		}
 
+	}
+
+	private static Column column(String name, String format, Function<Line, Object> value) {
+		return new Column(name, (line) -> String.format(Locale.ROOT, format, value.apply(line)));
+	}
+
+	/** A column of the CSV: its name, and its cell in a service's line. */
+	private record Column(String name, Function<Line, String> value) {
+	}
+
+	/** What a service's line says. */
+	private record Line(String mechanism, double reduction, int repetition, String service, long runNanos,
+			long pausedNanos, long pauses, long probes, long probedNanos, ProcessWork probed, ProcessWork total,
+			double cpuRatio, double bytesRatio) {
 	}
 
 }

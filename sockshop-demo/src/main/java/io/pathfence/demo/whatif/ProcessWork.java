@@ -9,19 +9,17 @@ import io.pathfence.whatif.profile.ProcessGroupCpu;
 /**
  * What a process has done so far, from {@code /proc}: its CPU time (every thread, as
  * {@link ProcessGroupCpu} counts it) and its I/O through system calls
- * ({@code /proc/<pid>/io}: bytes read and written, and the read and write calls). A demo
- * service's I/O is its sockets: the calls it serves and the calls it makes downstream,
- * each a request and an answer of about the same size, so bytes over a window tell how
- * much calling went on in it where the service's own counters cannot be read (a stopped
- * service answers no scrape).
+ * ({@code /proc/<pid>/io}: bytes read and written). A demo service's I/O is its sockets:
+ * the calls it serves and the calls it makes downstream, each a request and an answer of
+ * about the same size, so bytes over a window tell how much calling went on in it where
+ * the service's own counters cannot be read (a stopped service answers no scrape).
  *
  * @param cpuNanos CPU time used
  * @param ioBytes bytes read and written ({@code rchar + wchar})
- * @param ioCalls read and write system calls ({@code syscr + syscw})
  */
-record ProcessWork(long cpuNanos, long ioBytes, long ioCalls) {
+record ProcessWork(long cpuNanos, long ioBytes) {
 
-	static final ProcessWork NONE = new ProcessWork(0, 0, 0);
+	static final ProcessWork NONE = new ProcessWork(0, 0);
 
 	private static final ProcessGroupCpu CPU = new ProcessGroupCpu();
 
@@ -34,32 +32,25 @@ record ProcessWork(long cpuNanos, long ioBytes, long ioCalls) {
 	static ProcessWork of(long pid) throws IOException {
 		long cpu = CPU.usedByProcess(pid).toNanos();
 		long bytes = 0;
-		long calls = 0;
 		for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "io"))) {
 			int colon = line.indexOf(':');
 			if (colon < 0) {
 				continue;
 			}
 			String field = line.substring(0, colon);
-			long value = Long.parseLong(line.substring(colon + 1).strip());
-			switch (field) {
-				case "rchar", "wchar" -> bytes += value;
-				case "syscr", "syscw" -> calls += value;
-				default -> {
-				}
+			if (field.equals("rchar") || field.equals("wchar")) {
+				bytes += Long.parseLong(line.substring(colon + 1).strip());
 			}
 		}
-		return new ProcessWork(cpu, bytes, calls);
+		return new ProcessWork(cpu, bytes);
 	}
 
 	ProcessWork plus(ProcessWork other) {
-		return new ProcessWork(this.cpuNanos + other.cpuNanos, this.ioBytes + other.ioBytes,
-				this.ioCalls + other.ioCalls);
+		return new ProcessWork(this.cpuNanos + other.cpuNanos, this.ioBytes + other.ioBytes);
 	}
 
 	ProcessWork minus(ProcessWork other) {
-		return new ProcessWork(this.cpuNanos - other.cpuNanos, this.ioBytes - other.ioBytes,
-				this.ioCalls - other.ioCalls);
+		return new ProcessWork(this.cpuNanos - other.cpuNanos, this.ioBytes - other.ioBytes);
 	}
 
 }

@@ -118,10 +118,11 @@ public final class WhatIfCommand implements Callable<Integer> {
 	long batch;
 
 	@Option(names = "--mechanism", defaultValue = "agent",
-			description = "What pays the rounds: agent (each service stopped by its pause agent) or filter (every "
-					+ "paused service behind an Envoy sidecar whose PathFence filter holds its requests in rounds; "
-					+ "profiling and ground truth as with the agent) (default: ${DEFAULT-VALUE}).")
-	String mechanism;
+			description = "What pays the rounds, one of ${COMPLETION-CANDIDATES}: agent (each service stopped by its "
+					+ "pause agent) or filter (every paused service behind an Envoy sidecar whose PathFence filter "
+					+ "holds its requests in rounds; profiling and ground truth as with the agent) (default: "
+					+ "${DEFAULT-VALUE}).")
+	Mechanism mechanism;
 
 	@Option(names = "--pause-agent",
 			description = "The pause agent binary (default: pause-agent/target/release/pause-agent, as built).")
@@ -143,6 +144,7 @@ public final class WhatIfCommand implements Callable<Integer> {
 	 */
 	public static CommandLine commandLine() {
 		CommandLine commandLine = RunCommand.withOneLineUsageErrors(new WhatIfCommand());
+		commandLine.setCaseInsensitiveEnumValuesAllowed(true);
 		commandLine.setExecutionExceptionHandler((ex, commandLine1, parseResult) -> oneLine(ex, commandLine1));
 		return commandLine;
 	}
@@ -200,9 +202,6 @@ public final class WhatIfCommand implements Callable<Integer> {
 				throw usage("--threads " + threadsOf.getKey() + " must be at least 1, not " + threadsOf.getValue());
 			}
 		}
-		if (!this.mechanism.equals("agent") && !this.mechanism.equals("filter")) {
-			throw usage("--mechanism must be agent or filter, not " + this.mechanism);
-		}
 		positive("--warm-up", this.warmUp);
 		positive("--restart-warm-up", this.restartWarmUp);
 		positive("--profile", this.profile);
@@ -251,7 +250,7 @@ public final class WhatIfCommand implements Callable<Integer> {
 		WhatIfResult result;
 		try (FilterSidecars sidecars = sidecars(topology, folder)) {
 			launcher.routeThrough(sidecars);
-			result = new WhatIfRun(options, settings, launcher, System.out).through(sidecars).run();
+			result = new WhatIfRun(options, settings, launcher, System.out).through(this.mechanism, sidecars).run();
 		}
 		String table = WhatIfReport.table(result);
 		List<String> summary = WhatIfReport.summary(result);
@@ -271,7 +270,7 @@ public final class WhatIfCommand implements Callable<Integer> {
 	 * the agent's).
 	 */
 	private FilterSidecars sidecars(Topology topology, Path folder) {
-		if (!this.mechanism.equals("filter")) {
+		if (this.mechanism != Mechanism.FILTER) {
 			return null;
 		}
 		java.util.Set<String> paused = new java.util.LinkedHashSet<>(topology.services().keySet());

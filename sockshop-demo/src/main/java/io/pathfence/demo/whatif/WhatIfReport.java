@@ -37,9 +37,9 @@ final class WhatIfReport {
 		table.append("| ---: | ---: | ---: | ---: |").append(truth ? " ---: | ---: |\n" : "\n");
 		for (WhatIfResult.Row row : result.rows()) {
 			table.append(String.format(Locale.ROOT, "| %s | %d | %s | %s |", WhatIfRun.percent(row.reduction()),
-					row.repetition(), number(row.predicted()), withRange(row.withPausesRun())));
+					row.repetition(), number(row.predicted()), withRange(row.withPauses())));
 			if (truth) {
-				table.append(String.format(Locale.ROOT, " %s | %s |", withRange(row.truthRun()),
+				table.append(String.format(Locale.ROOT, " %s | %s |", withRange(row.truth()),
 						Double.isNaN(row.error()) ? "-" : String.format(Locale.ROOT, "%+.1f %%", row.error() * 100)));
 			}
 			table.append('\n');
@@ -51,16 +51,15 @@ final class WhatIfReport {
 	static List<String> summary(WhatIfResult result) {
 		List<String> lines = new ArrayList<>();
 		StringBuilder baselines = new StringBuilder("baseline (no pauses, " + result.target() + " as it is):");
-		result.baselineRuns()
+		result.baselines()
 			.forEach((repetition, run) -> baselines
 				.append(String.format(Locale.ROOT, " %s req/s (rep %d)", withRange(run), repetition)));
 		lines.add(baselines.toString());
 		if (!result.pausesOfZero().isEmpty()) {
 			StringBuilder zero = new StringBuilder("pauses of 0 (the mechanism's own cost), against the baseline:");
-			result.pausesOfZeroRuns()
-				.forEach((repetition, run) -> zero
-					.append(String.format(Locale.ROOT, " %s req/s %+.1f %% (rep %d)", withRange(run),
-							(run.throughput() / result.baselines().get(repetition) - 1) * 100, repetition)));
+			result.pausesOfZero()
+				.forEach((repetition, run) -> zero.append(String.format(Locale.ROOT, " %s req/s %+.1f %% (rep %d)",
+						withRange(run), (run.throughput() / result.baseline(repetition) - 1) * 100, repetition)));
 			lines.add(zero.toString());
 		}
 		List<Accuracy.Comparison> comparisons = comparisons(result);
@@ -78,10 +77,10 @@ final class WhatIfReport {
 				"target,reduction,repetition,batch_calls,round_pause_ms,baseline_rps,with_pauses_rps,predicted_rps,"
 						+ "ground_truth_rps,error,baseline_windows_rps,with_pauses_windows_rps,ground_truth_windows_rps\n");
 		// The pauses of 0 are a row of reduction 0 whose ground truth is the baseline.
-		result.pausesOfZeroRuns().forEach((repetition, run) -> {
+		result.pausesOfZero().forEach((repetition, run) -> {
 			double throughput = run.throughput();
-			double baseline = result.baselines().get(repetition);
-			Measurement baselineRun = result.baselineRuns().get(repetition);
+			double baseline = result.baseline(repetition);
+			Measurement baselineRun = result.baselines().get(repetition);
 			csv.append(String.format(Locale.ROOT, "%s,0.0000,%d,,0.000,%.2f,%.2f,%.2f,%.2f,%.4f,%s,%s,%s%n",
 					result.target(), repetition, baseline, throughput, throughput, baseline, throughput / baseline - 1,
 					baselineRun.csvCell(), run.csvCell(), baselineRun.csvCell()));
@@ -89,10 +88,10 @@ final class WhatIfReport {
 		for (WhatIfResult.Row row : result.rows()) {
 			csv.append(String.format(Locale.ROOT, "%s,%.4f,%d,%d,%.3f,%.2f,%.2f,%s,%s,%s,%s,%s,%s%n", result.target(),
 					row.reduction(), row.repetition(), row.batch(), row.roundPauseMillis(),
-					result.baselines().get(row.repetition()), row.withPauses(), csvNumber(row.predicted()),
-					csvNumber(row.truth()), csvNumber(row.error()),
-					result.baselineRuns().get(row.repetition()).csvCell(), row.withPausesRun().csvCell(),
-					(row.truthRun() != null) ? row.truthRun().csvCell() : ""));
+					result.baseline(row.repetition()), row.withPauses().throughput(), csvNumber(row.predicted()),
+					csvNumber(row.truthThroughput()), csvNumber(row.error()),
+					result.baselines().get(row.repetition()).csvCell(), row.withPauses().csvCell(),
+					(row.truth() != null) ? row.truth().csvCell() : ""));
 		}
 		Path file = folder.resolve("whatif.csv");
 		Files.writeString(file, csv);
@@ -108,9 +107,9 @@ final class WhatIfReport {
 		chart.setXAxisTitle("reduction of " + result.target() + "'s CPU time per call [%]");
 		chart.getStyler().setMarkerSize(7);
 		Map<Double, double[]> predicted = means(result, WhatIfResult.Row::predicted);
-		Map<Double, double[]> truth = means(result, WhatIfResult.Row::truth);
+		Map<Double, double[]> truth = means(result, WhatIfResult.Row::truthThroughput);
 		List<Double> x = predicted.keySet().stream().map((r) -> r * 100).toList();
-		double baseline = result.baselines().values().stream().mapToDouble(Double::doubleValue).average().orElse(0);
+		double baseline = result.baselines().values().stream().mapToDouble(Measurement::throughput).average().orElse(0);
 		List<Double> span = List.of(0.0, x.isEmpty() ? 100.0 : x.get(x.size() - 1));
 		XYSeries base = Plots.line(chart, "baseline (as it is)", span, List.of(baseline, baseline), true);
 		base.setLineColor(Color.GRAY);
@@ -152,15 +151,16 @@ final class WhatIfReport {
 	private static List<Accuracy.Comparison> comparisons(WhatIfResult result) {
 		List<Accuracy.Comparison> comparisons = new ArrayList<>();
 		for (WhatIfResult.Row row : result.rows()) {
-			if (!Double.isNaN(row.truth()) && row.predicted() > 0 && row.truth() > 0) {
-				comparisons.add(new Accuracy.Comparison(row.predicted(), row.truth()));
+			double truth = row.truthThroughput();
+			if (!Double.isNaN(truth) && row.predicted() > 0 && truth > 0) {
+				comparisons.add(new Accuracy.Comparison(row.predicted(), truth));
 			}
 		}
 		return comparisons;
 	}
 
 	private static boolean hasTruth(WhatIfResult result) {
-		return result.rows().stream().anyMatch((row) -> !Double.isNaN(row.truth()));
+		return result.rows().stream().anyMatch((row) -> row.truth() != null);
 	}
 
 	/** "120.3 [114.0..122.5]": the figure and the range of the windows it came from. */

@@ -24,13 +24,9 @@ final class WhatIfResult {
 
 	private final double cores;
 
-	private final Map<Integer, Double> baselines = new LinkedHashMap<>();
+	private final Map<Integer, Measurement> baselines = new LinkedHashMap<>();
 
-	private final Map<Integer, Double> pausesOfZero = new LinkedHashMap<>();
-
-	private final Map<Integer, Measurement> baselineRuns = new LinkedHashMap<>();
-
-	private final Map<Integer, Measurement> pausesOfZeroRuns = new LinkedHashMap<>();
+	private final Map<Integer, Measurement> pausesOfZero = new LinkedHashMap<>();
 
 	private final List<Row> rows = new ArrayList<>();
 
@@ -48,42 +44,43 @@ final class WhatIfResult {
 	 * @param repetition which repetition
 	 * @param batch the target's calls per round
 	 * @param roundPauseMillis a round's pause per service
-	 * @param withPauses the throughput measured under the pauses (req/s)
+	 * @param withPauses the run under the pauses, window by window
 	 * @param predicted the throughput predicted from it (req/s), NaN if impossible
-	 * @param truth the throughput with the target really that much faster, NaN if not
-	 * measured
-	 * @param withPausesRun the run under pauses, window by window
-	 * @param truthRun the ground truth's run, window by window, null if not measured
+	 * @param truth the run with the target really that much faster, window by window,
+	 * null if not measured
 	 */
-	record Row(double reduction, int repetition, long batch, double roundPauseMillis, double withPauses,
-			double predicted, double truth, Measurement withPausesRun, Measurement truthRun) {
+	record Row(double reduction, int repetition, long batch, double roundPauseMillis, Measurement withPauses,
+			double predicted, Measurement truth) {
+
+		/** The ground truth's throughput (req/s), NaN if not measured. */
+		double truthThroughput() {
+			return (this.truth != null) ? this.truth.throughput() : Double.NaN;
+		}
 
 		/**
 		 * The prediction's error against the ground truth, a fraction; NaN without one.
 		 */
 		double error() {
-			return (this.predicted - this.truth) / this.truth;
+			return (this.predicted - truthThroughput()) / truthThroughput();
 		}
 
 	}
 
 	void baseline(int repetition, Measurement run) {
-		this.baselines.put(repetition, run.throughput());
-		this.baselineRuns.put(repetition, run);
+		this.baselines.put(repetition, run);
 	}
 
 	/**
-	 * The throughput under the rounds of the smallest reduction with every pause 0: the
+	 * The run under the rounds of the smallest reduction with every pause 0: the
 	 * mechanism's own cost, which the baseline of the same repetition is the truth for.
 	 */
 	void pausesOfZero(int repetition, Measurement run) {
-		this.pausesOfZero.put(repetition, run.throughput());
-		this.pausesOfZeroRuns.put(repetition, run);
+		this.pausesOfZero.put(repetition, run);
 	}
 
 	void slowed(int repetition, double reduction, SlowdownPlan plan, Measurement withPauses, double predicted) {
-		this.rows.add(new Row(reduction, repetition, plan.batch(), plan.roundPauseNanos() / 1e6,
-				withPauses.throughput(), predicted, Double.NaN, withPauses, null));
+		this.rows.add(new Row(reduction, repetition, plan.batch(), plan.roundPauseNanos() / 1e6, withPauses, predicted,
+				null));
 	}
 
 	void truth(int repetition, double reduction, Measurement truth) {
@@ -91,7 +88,7 @@ final class WhatIfResult {
 			Row row = this.rows.get(i);
 			if (row.repetition() == repetition && row.reduction() == reduction) {
 				this.rows.set(i, new Row(row.reduction(), row.repetition(), row.batch(), row.roundPauseMillis(),
-						row.withPauses(), row.predicted(), truth.throughput(), row.withPausesRun(), truth));
+						row.withPauses(), row.predicted(), truth));
 			}
 		}
 	}
@@ -112,22 +109,19 @@ final class WhatIfResult {
 		return this.cores;
 	}
 
-	Map<Integer, Double> baselines() {
+	/** Each repetition's baseline run, window by window. */
+	Map<Integer, Measurement> baselines() {
 		return this.baselines;
 	}
 
-	Map<Integer, Double> pausesOfZero() {
-		return this.pausesOfZero;
-	}
-
-	/** Each repetition's baseline run, window by window. */
-	Map<Integer, Measurement> baselineRuns() {
-		return this.baselineRuns;
+	/** A repetition's baseline throughput (req/s). */
+	double baseline(int repetition) {
+		return this.baselines.get(repetition).throughput();
 	}
 
 	/** Each repetition's run under pauses of 0, window by window. */
-	Map<Integer, Measurement> pausesOfZeroRuns() {
-		return this.pausesOfZeroRuns;
+	Map<Integer, Measurement> pausesOfZero() {
+		return this.pausesOfZero;
 	}
 
 	List<Row> rows() {

@@ -64,6 +64,9 @@ final class WhatIfRun {
 	 */
 	private long roundsBefore;
 
+	/** What pays the rounds. */
+	private Mechanism mechanism = Mechanism.AGENT;
+
 	/** The filter mechanism's sidecars, or null when the agents pay the rounds. */
 	private FilterSidecars sidecars;
 
@@ -76,10 +79,16 @@ final class WhatIfRun {
 	}
 
 	/**
-	 * Pays the rounds through the filter in front of each paused service instead of its
-	 * agent; the load reaches the gateway through its sidecar.
+	 * Pays the rounds by this mechanism: with the filter, through the one in front of
+	 * each paused service instead of its agent, and the load reaches the gateway through
+	 * its sidecar.
+	 * @param sidecars the filter's sidecars, null with the agents
 	 */
-	WhatIfRun through(FilterSidecars sidecars) {
+	WhatIfRun through(Mechanism mechanism, FilterSidecars sidecars) {
+		if ((mechanism == Mechanism.FILTER) != (sidecars != null)) {
+			throw new IllegalArgumentException("the filter mechanism needs its sidecars, and only it: " + mechanism);
+		}
+		this.mechanism = mechanism;
 		this.sidecars = sidecars;
 		return this;
 	}
@@ -226,7 +235,7 @@ final class WhatIfRun {
 		if (plan == null || plan.pausesPerCall().isEmpty()) {
 			WindowCounter windows = windows(ramp);
 			load.run(mix, this.options.users(), ramp, this.options.measure(), seed, windows);
-			return windows.measurement();
+			return windows.measurement(this.options.nearestMedian());
 		}
 		Map<String, PauseAgentClient> clients = new LinkedHashMap<>();
 		PauseWork work = new PauseWork();
@@ -279,7 +288,7 @@ final class WhatIfRun {
 							throughTargetDone.incrementAndGet();
 						}
 					});
-					throughput = windows.measurement();
+					throughput = windows.measurement(this.options.nearestMedian());
 				}
 				finally {
 					running.set(false);
@@ -297,8 +306,8 @@ final class WhatIfRun {
 					}
 				}
 				try {
-					work.finish((this.sidecars != null) ? "filter" : "agent", plan.optimization().reduction(),
-							repetition, this.settings.results(), this.out);
+					work.finish(this.mechanism.toString(), plan.optimization().reduction(), repetition,
+							this.settings.results(), this.out);
 				}
 				catch (IOException ex) {
 					// The work during pauses is a side figure: a service gone from /proc
@@ -317,8 +326,7 @@ final class WhatIfRun {
 
 	/** Windows that start when a run starting now ends its ramp. */
 	private WindowCounter windows(Duration ramp) {
-		return new WindowCounter(System.nanoTime() + ramp.toNanos(), this.options.measure(), this.options.windows(),
-				this.options.nearestMedian());
+		return new WindowCounter(System.nanoTime() + ramp.toNanos(), this.options.measure(), this.options.windows());
 	}
 
 	private WhatIfFailure profilingFailed(IOException ex) {

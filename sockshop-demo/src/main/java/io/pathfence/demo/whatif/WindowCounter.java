@@ -21,23 +21,18 @@ final class WindowCounter implements ClosedLoopLoad.Listener {
 
 	private final AtomicLongArray ok;
 
-	private final boolean nearestMedian;
-
 	/**
 	 * @param from when the first window starts, in {@link System#nanoTime()}
 	 * @param measured the windows' length together
 	 * @param windows how many windows to split it into, at least one
-	 * @param nearestMedian whether the run's throughput is taken from the windows nearest
-	 * their median
 	 */
-	WindowCounter(long from, Duration measured, int windows, boolean nearestMedian) {
+	WindowCounter(long from, Duration measured, int windows) {
 		if (windows < 1) {
 			throw new IllegalArgumentException("a measured run needs at least one window, not " + windows);
 		}
 		this.from = from;
 		this.windowNanos = measured.toNanos() / windows;
 		this.ok = new AtomicLongArray(windows);
-		this.nearestMedian = nearestMedian;
 	}
 
 	@Override
@@ -59,14 +54,18 @@ final class WindowCounter implements ClosedLoopLoad.Listener {
 		}
 	}
 
-	/** Each window's requests answered 2xx per second, in time order. */
-	Measurement measurement() {
+	/**
+	 * Each window's requests answered 2xx per second, in time order.
+	 * @param nearestMedian whether the run's throughput is taken from the windows nearest
+	 * their median
+	 */
+	Measurement measurement(boolean nearestMedian) {
 		double seconds = this.windowNanos / 1e9;
 		List<Double> windows = new ArrayList<>();
 		for (int i = 0; i < this.ok.length(); i++) {
 			windows.add(this.ok.get(i) / seconds);
 		}
-		return new Measurement(windows, this.nearestMedian);
+		return new Measurement(windows, nearestMedian);
 	}
 
 }

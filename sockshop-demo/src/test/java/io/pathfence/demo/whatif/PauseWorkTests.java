@@ -102,10 +102,10 @@ class PauseWorkTests {
 
 		assertThat(stopped).isLessThan(0.25);
 		assertThat(notStopped).isGreaterThan(0.6);
-		assertThat(Files.readAllLines(this.results.resolve(PauseWork.CSV))).hasSize(3)
-			.first()
-			.asString()
-			.startsWith("mechanism,reduction,repetition,service");
+		List<String> csv = Files.readAllLines(this.results.resolve(PauseWork.CSV));
+		assertThat(csv).hasSize(3).first().asString().startsWith("mechanism,reduction,repetition,service");
+		assertThat(csv).as("a cell for each column")
+			.allSatisfy((line) -> assertThat(line.split(",")).hasSameSizeAs(PauseWork.HEADER.split(",")));
 	}
 
 	@Test

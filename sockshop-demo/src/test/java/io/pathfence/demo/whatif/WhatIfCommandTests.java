@@ -40,6 +40,7 @@ class WhatIfCommandTests {
 			"--restart-warm-up=0s; --restart-warm-up must be longer than 0", "--users=1; --users must be at least 2",
 			"--repetitions=0; --repetitions must be at least 1", "--windows=0; --windows must be at least 1",
 			"--windows=40; --windows 40 splits a measured run of 15000 ms into windows shorter than 500 ms",
+			"--mechanism=stop; Invalid value for option '--mechanism': expected one of [AGENT, FILTER] (case-insensitive) but was 'stop'",
 			"--pause-agent=/nonexistent/pause-agent; no service can run under a pause agent: /nonexistent/pause-agent "
 					+ "is not an executable file" })
 	void badInputIsOneLineAndExitCodeTwo(String option, String says) {
@@ -59,6 +60,16 @@ class WhatIfCommandTests {
 		assertThat(err.toString().strip()).doesNotContain("\n").doesNotContain("Exception").contains(says);
 		assertThat(out.toString()).as("nothing started").isEmpty();
 		assertThat(this.results).isEmptyDirectory();
+	}
+
+	@Test
+	void theMechanismIsAgentOrFilterInAnyCaseAndTheHelpListsThem() {
+		CommandLine commandLine = WhatIfCommand.commandLine();
+
+		commandLine.parseArgs("--target=payment", "--mechanism=Filter");
+
+		assertThat(((WhatIfCommand) commandLine.getCommand()).mechanism).isEqualTo(Mechanism.FILTER);
+		assertThat(commandLine.getUsageMessage()).contains("one of agent, filter:");
 	}
 
 	@Test

@@ -15,7 +15,7 @@ class WindowCounterTests {
 
 	@Test
 	void eachAnswerCountsInTheWindowItEndedInAsRequestsPerSecond() {
-		WindowCounter counter = new WindowCounter(1000 * SECOND, Duration.ofSeconds(10), 5, true);
+		WindowCounter counter = new WindowCounter(1000 * SECOND, Duration.ofSeconds(10), 5);
 		// 2-second windows: 200, 240, 160, 200 and 220 answers.
 		int[] answers = { 200, 240, 160, 200, 220 };
 		for (int window = 0; window < answers.length; window++) {
@@ -24,7 +24,7 @@ class WindowCounterTests {
 			}
 		}
 
-		Measurement run = counter.measurement();
+		Measurement run = counter.measurement(true);
 
 		assertThat(run.windows()).containsExactly(100.0, 120.0, 80.0, 100.0, 110.0);
 		assertThat(run.wholeRun()).isCloseTo(102.0, within(1e-9));
@@ -45,29 +45,37 @@ class WindowCounterTests {
 
 	@Test
 	void answersInTheRampOrAfterTheLastWindowAreNotCounted() {
-		WindowCounter counter = new WindowCounter(1000 * SECOND, Duration.ofSeconds(2), 2, true);
+		WindowCounter counter = new WindowCounter(1000 * SECOND, Duration.ofSeconds(2), 2);
 		counter.count(1000 * SECOND - 1);
 		counter.count(1000 * SECOND);
 		counter.count(1001 * SECOND - 1);
 		counter.count(1001 * SECOND);
 		counter.count(1002 * SECOND);
 
-		assertThat(counter.measurement().windows()).containsExactly(2.0, 1.0);
+		assertThat(counter.measurement(true).windows()).containsExactly(2.0, 1.0);
 	}
 
 	@Test
 	void oneWindowIsTheWholeRunAsBefore() {
-		WindowCounter counter = new WindowCounter(0, Duration.ofSeconds(4), 1, true);
+		WindowCounter counter = new WindowCounter(0, Duration.ofSeconds(4), 1);
 		for (int i = 0; i < 400; i++) {
 			counter.count(i * (4 * SECOND / 400));
 		}
 
-		assertThat(counter.measurement().throughput()).isEqualTo(100.0);
+		assertThat(counter.measurement(true).throughput()).isEqualTo(100.0);
+	}
+
+	@Test
+	void aRunWithoutWindowsOrWithOneNotFiniteIsRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new Measurement(List.of(), false))
+			.withMessageContaining("at least one window");
+		assertThatIllegalArgumentException().isThrownBy(() -> new Measurement(List.of(100.0, Double.NaN), false))
+			.withMessageContaining("must be a finite number, was NaN");
 	}
 
 	@Test
 	void noWindowIsRefused() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new WindowCounter(0, Duration.ofSeconds(4), 0, true))
+		assertThatIllegalArgumentException().isThrownBy(() -> new WindowCounter(0, Duration.ofSeconds(4), 0))
 			.withMessageContaining("at least one window");
 	}
 
