@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
@@ -249,12 +250,8 @@ public final class RequestClassifier {
 				}
 			}
 			if (candidate != null) {
-				return (candidate.methodOnly() && candidate.info()
-					.getMethodsCondition()
-					.getMethods()
-					.stream()
-					.anyMatch((m) -> m.name().equals(method))) ? new Match(candidate.path(), matched.getPatternString())
-							: LOOK_PROPERLY;
+				return candidate.claimsAny(method) ? new Match(candidate.path(), matched.getPatternString())
+						: LOOK_PROPERLY;
 			}
 		}
 		return null;
@@ -272,7 +269,7 @@ public final class RequestClassifier {
 	 * A request mapping, the path its handler names, and its path patterns (null when it
 	 * matches by a path matcher rather than patterns, so that every request is tried).
 	 */
-	private record Handler(RequestMappingInfo info, String path, PathPattern[] patterns, boolean methodOnly) {
+	private record Handler(RequestMappingInfo info, String path, PathPattern[] patterns, Set<String> methodsOnly) {
 
 		static Handler of(RequestMappingInfo info, String path) {
 			PathPatternsRequestCondition condition = info.getPathPatternsCondition();
@@ -287,18 +284,31 @@ public final class RequestClassifier {
 					}
 				}
 			}
-			return new Handler(info, path, patterns, methodOnly(info));
+			return new Handler(info, path, patterns, methodsOnly(info));
 		}
 
 		/**
-		 * Whether the mapping names its methods and has no condition besides them and its
-		 * patterns, so that a request of one of its methods whose path matches is its.
+		 * The methods the mapping names when it has no condition besides them and its
+		 * patterns, so that a request of one of them whose path matches is its; else
+		 * none.
 		 */
-		private static boolean methodOnly(RequestMappingInfo info) {
-			return !info.getMethodsCondition().isEmpty() && info.getParamsCondition().isEmpty()
-					&& info.getHeadersCondition().isEmpty() && info.getConsumesCondition().isEmpty()
-					&& info.getProducesCondition().isEmpty() && info.getVersionCondition().isEmpty()
-					&& info.getCustomCondition() == null;
+		private static Set<String> methodsOnly(RequestMappingInfo info) {
+			boolean methodsOnly = info.getParamsCondition().isEmpty() && info.getHeadersCondition().isEmpty()
+					&& info.getConsumesCondition().isEmpty() && info.getProducesCondition().isEmpty()
+					&& info.getVersionCondition().isEmpty() && info.getCustomCondition() == null;
+			return methodsOnly ? info.getMethodsCondition()
+				.getMethods()
+				.stream()
+				.map(Enum::name)
+				.collect(Collectors.toUnmodifiableSet()) : Set.of();
+		}
+
+		/**
+		 * Whether a request of this method whose path matches is surely this handler's
+		 * (false when that takes Spring's whole matching to tell).
+		 */
+		boolean claimsAny(String method) {
+			return this.methodsOnly.contains(method);
 		}
 
 		boolean mayMatch(PathContainer lookupPath) {
