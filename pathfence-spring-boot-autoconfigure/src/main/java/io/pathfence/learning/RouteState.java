@@ -19,8 +19,8 @@ import io.pathfence.discovery.Route;
  * threads serving one route do not queue on it (and spin for it) once per request. Any
  * other request, one that may move the route, takes the lock for a few field updates;
  * nothing slow runs under it. A request counted without the lock is one that read no
- * pending set, so it is ordered before any request that starts one, as if it had been
- * served first.
+ * pending set and then the set it called as the confirmed one, so it is ordered before
+ * any request that starts a pending set, as if it had been served first.
  */
 final class RouteState {
 
@@ -68,8 +68,12 @@ final class RouteState {
 			count(now);
 			return false;
 		}
+		// Pending first: a confirmation writes the confirmed set before it clears the
+		// pending one, so a request that reads no pending set then reads the set that was
+		// confirmed when it looked, never one confirmed since.
+		boolean nothingPending = this.pending == null;
 		SortedSet<String> settled = this.confirmed;
-		if (settled != null && this.pending == null && settled.equals(called.keySet())) {
+		if (nothingPending && settled != null && settled.equals(called.keySet())) {
 			called.forEach((downstream, times) -> this.calls.get(downstream).add(times));
 			count(now);
 			return false;

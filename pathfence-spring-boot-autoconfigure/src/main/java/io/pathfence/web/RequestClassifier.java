@@ -308,7 +308,7 @@ public final class RequestClassifier {
 		 * (false when that takes Spring's whole matching to tell).
 		 */
 		boolean claimsAny(String method) {
-			return this.methodsOnly.contains(method);
+			return method != null && this.methodsOnly.contains(method);
 		}
 
 		boolean mayMatch(PathContainer lookupPath) {
