@@ -750,8 +750,10 @@ impl Upstream {
                     let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     let Ok((stream, path)) = job else { return };
                     in_flight.enter(&path);
-                    serve(stream, &path, service_time, &stop);
-                    in_flight.leave(&path);
+                    // Left before the answer is written: once written, Envoy may see the response end and
+                    // admit the path's next request to another worker before this one gets to count itself
+                    // out, which would read as one thread more than the path ever held.
+                    serve(stream, &path, service_time, &stop, || in_flight.leave(&path));
                 });
             }
             tx
@@ -824,16 +826,18 @@ fn connection(
                     return;
                 }
             }
-            None => serve(out, &path, service_time, &stop),
+            None => serve(out, &path, service_time, &stop, || {}),
         }
     }
 }
 
-fn serve(mut out: TcpStream, path: &str, service_time: fn(&str) -> Duration, stop: &AtomicBool) {
+/// Serves one request: waits its service time, calls `done`, then answers.
+fn serve(mut out: TcpStream, path: &str, service_time: fn(&str) -> Duration, stop: &AtomicBool, done: impl FnOnce()) {
     let until = Instant::now() + service_time(path);
     while Instant::now() < until && !stop.load(Ordering::Relaxed) {
         thread::sleep((until - Instant::now()).min(Duration::from_millis(5)));
     }
+    done();
     let _ = out.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\ncontent-type: text/plain\r\n\r\nok\n");
 }
 
